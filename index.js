@@ -1,0 +1,308 @@
+'use strict'
+// mcp-native public surface: a thin JS layer over the generated loader (native.js). What lives
+// here is what only JS can do: promises, AbortSignal, assignable onX properties, the exit hook.
+// Everything else (framing, correlation, deadlines, process lifecycle) is in Rust.
+
+const native = require('./native.js')
+
+const DEFAULT_TIMEOUT = 30000
+
+/** Builds an Error from a Rust error descriptor `{ message, code, ...extra }`. */
+function makeError(desc) {
+  const d = typeof desc === 'string' ? JSON.parse(desc) : desc
+  const err = new Error(d.message)
+  for (const key of Object.keys(d)) {
+    if (key !== 'message') err[key] = d[key]
+  }
+  return err
+}
+
+function notConnected() {
+  return makeError({ message: 'Transport not connected', code: 'MCP_NOT_CONNECTED' })
+}
+
+function transportClosed() {
+  return makeError({ message: 'Transport closed', code: 'MCP_TRANSPORT_CLOSED' })
+}
+
+let exitHookInstalled = false
+function installExitHook() {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  // No server may outlive the host process.
+  process.on('exit', () => native.killAllChildren())
+}
+
+function reasonText(reason) {
+  if (reason instanceof Error) return reason.message || reason.name
+  if (reason && typeof reason === 'object' && typeof reason.message === 'string') return reason.message
+  return String(reason)
+}
+
+// The native callback holds only this closure: a weak reference to the transport while it is idle
+// (so an unreferenced transport can be collected, which kills its server) and a strong one while
+// something is pending (so pending promises always settle).
+function makeEventHandler(weak, holder) {
+  return (batch) => {
+    const transport = holder.strong || weak.deref()
+    if (transport) transport._onEvents(batch)
+  }
+}
+
+/**
+ * MCP transport over a child process's stdin/stdout (newline-delimited JSON).
+ */
+class StdioTransport {
+  constructor(config) {
+    this.config = config
+    this.onClose = undefined
+    this.onError = undefined
+    this.onNotification = undefined
+    this._onStderr = undefined
+    this._onRequest = undefined
+    this._connected = false
+    this._pending = new Map()
+    this._holds = 0
+    this._closing = null
+    this._closeDone = null
+    this._holder = { strong: null }
+    this._native = new native.NativeStdio(makeEventHandler(new WeakRef(this), this._holder))
+  }
+
+  get connected() {
+    return this._connected
+  }
+
+  /** Server process id while connected. [beyond] */
+  get pid() {
+    return this._connected ? this._native.pid : null
+  }
+
+  get onStderr() {
+    return this._onStderr
+  }
+  set onStderr(fn) {
+    this._onStderr = fn
+    this._syncListeners()
+  }
+
+  get onRequest() {
+    return this._onRequest
+  }
+  set onRequest(fn) {
+    this._onRequest = fn
+    this._syncListeners()
+  }
+
+  _syncListeners() {
+    this._native.setListeners(typeof this._onStderr === 'function', typeof this._onRequest === 'function')
+  }
+
+  _hold() {
+    if (this._holds++ === 0) {
+      this._holder.strong = this
+      this._native.hold(true)
+    }
+  }
+
+  _release() {
+    if (--this._holds === 0) {
+      this._holder.strong = null
+      this._native.hold(false)
+    }
+  }
+
+  async connect() {
+    if (this._connected) return
+    if (this._closing) await this._closing
+    if (this._connected) return
+    const c = this.config || {}
+    const config = {
+      command: c.command,
+      args: Array.isArray(c.args) ? c.args.map(String) : [],
+      env: Object.entries({ ...process.env, ...(c.env || {}) })
+        .filter(([, v]) => v !== undefined && v !== null)
+        .map(([k, v]) => [k, String(v)]),
+    }
+    if (c.cwd !== undefined && c.cwd !== null) config.cwd = String(c.cwd)
+    if (c.maxMessageBytes !== undefined) config.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
+    if (c.killGraceMs !== undefined) config.killGraceMs = Math.max(0, Math.floor(Number(c.killGraceMs)))
+    if (typeof config.command !== 'string') {
+      throw makeError({ message: 'Invalid config: "command" must be a string', code: 'MCP_INVALID_CONFIG' })
+    }
+    installExitHook()
+    this._syncListeners()
+    const err = this._native.connect(JSON.stringify(config))
+    if (err) throw makeError(err)
+    this._connected = true
+  }
+
+  request(method, params, options) {
+    if (!this._connected) return Promise.reject(notConnected())
+    const signal = options && options.signal
+    if (signal && signal.aborted) return Promise.reject(signal.reason)
+    let body
+    try {
+      body = JSON.stringify(params ?? {})
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    const t = options && options.timeout !== undefined ? options.timeout : this.config && this.config.timeout
+    const timeout = t === undefined || t === null ? DEFAULT_TIMEOUT : Number(t)
+    return new Promise((resolve, reject) => {
+      const id = this._native.request(String(method), body, timeout)
+      if (id === 0) {
+        reject(transportClosed())
+        return
+      }
+      const entry = { resolve, reject, signal, onAbort: undefined }
+      if (signal) {
+        entry.onAbort = () => {
+          if (!this._settle(id)) return
+          this._native.cancel(id, reasonText(signal.reason))
+          reject(signal.reason)
+        }
+        signal.addEventListener('abort', entry.onAbort, { once: true })
+      }
+      this._pending.set(id, entry)
+      this._hold()
+    })
+  }
+
+  /** Removes a pending entry with its abort listener; false if it had already settled. */
+  _settle(id) {
+    const entry = this._pending.get(id)
+    if (!entry) return undefined
+    this._pending.delete(id)
+    if (entry.signal) entry.signal.removeEventListener('abort', entry.onAbort)
+    this._release()
+    return entry
+  }
+
+  async notify(method, params) {
+    if (!this._connected) throw notConnected()
+    const body = JSON.stringify(params ?? {})
+    if (!this._native.notify(String(method), body)) throw transportClosed()
+  }
+
+  async close() {
+    if (!this._connected) {
+      if (this._closing) await this._closing
+      return
+    }
+    this._connected = false
+    this._rejectAll(transportClosed())
+    this._hold()
+    this._closing = new Promise((resolve) => {
+      this._closeDone = resolve
+    })
+    if (!this._native.close()) this._finishClose()
+    await this._closing
+  }
+
+  _finishClose() {
+    const done = this._closeDone
+    if (!done) return false
+    this._closeDone = null
+    this._closing = null
+    this._release()
+    done()
+    this._emitClose()
+    return true
+  }
+
+  _rejectAll(error) {
+    for (const id of [...this._pending.keys()]) {
+      const entry = this._settle(id)
+      if (entry) entry.reject(error)
+    }
+  }
+
+  _emitClose() {
+    this._call(this.onClose)
+  }
+
+  /** Runs a user callback; a throw goes to onError (and never crashes the host). */
+  _call(fn, ...args) {
+    if (typeof fn !== 'function') return
+    try {
+      fn(...args)
+    } catch (err) {
+      if (fn !== this.onError && typeof this.onError === 'function') {
+        try {
+          this.onError(err)
+        } catch {
+          // onError itself threw: nothing sensible is left to tell.
+        }
+      }
+    }
+  }
+
+  _onEvents(batch) {
+    const events = JSON.parse(batch)
+    for (const ev of events) {
+      switch (ev[0]) {
+        case 0: {
+          const entry = this._settle(ev[1])
+          if (entry) entry.resolve(ev[2])
+          break
+        }
+        case 1: {
+          const entry = this._settle(ev[1])
+          if (entry) entry.reject(makeError(ev[2]))
+          break
+        }
+        case 2:
+          this._call(this.onNotification, ev[1], ev[2])
+          break
+        case 3:
+          this._answer(ev[1], ev[2], ev[3])
+          break
+        case 4:
+          this._call(this._onStderr, ev[1])
+          break
+        case 5:
+          if (this._connected) this._call(this.onError, makeError(ev[1]))
+          break
+        case 6:
+          this._onClosed(ev[1])
+          break
+      }
+    }
+  }
+
+  _onClosed(desc) {
+    if (this._finishClose()) return
+    // Closed on its own.
+    const wasConnected = this._connected
+    this._connected = false
+    this._rejectAll(desc ? makeError(desc) : transportClosed())
+    if (wasConnected) this._emitClose()
+  }
+
+  async _answer(id, method, params) {
+    const idText = JSON.stringify(id)
+    const handler = this._onRequest
+    let result
+    try {
+      if (typeof handler !== 'function') throw Object.assign(new Error('Method not found'), { rpcCode: -32601 })
+      result = await handler(method, params)
+    } catch (err) {
+      const code = err && Number.isInteger(err.rpcCode) ? err.rpcCode : err && Number.isInteger(err.code) ? err.code : -32603
+      const error = { code, message: (err && err.message) || String(err) }
+      if (err && err.data !== undefined) error.data = err.data
+      this._native.reply(idText, null, JSON.stringify(error))
+      return
+    }
+    this._native.reply(idText, JSON.stringify(result ?? {}), null)
+  }
+}
+
+async function createStdioTransport(config) {
+  const transport = new StdioTransport(config)
+  await transport.connect()
+  return transport
+}
+
+exports.StdioTransport = StdioTransport
+exports.createStdioTransport = createStdioTransport

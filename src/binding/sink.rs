@@ -1,0 +1,130 @@
+//! Delivers transport events to JavaScript in order and in batches: events are appended to one
+//! JSON array text, and a single threadsafe call is scheduled per batch, so a burst of answers
+//! costs one wake-up of the JS thread and one `JSON.parse`. Raw JSON payloads are copied into the
+//! text as they came from the server, never rebuilt.
+//!
+//! Batch format, one array per event: `[0,id,result?]` response, `[1,id,error]` failed request,
+//! `[2,method,params?]` notification, `[3,id,method,params?]` server→client request,
+//! `[4,text]` stderr, `[5,error]` transport error, `[6,error|null]` closed.
+
+use std::sync::{Arc, Mutex};
+
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+
+use super::errors::descriptor_text;
+use crate::transport::{Event, EventSink};
+
+/// The JS callback: receives a batch as JSON text. Weak (does not hold the event loop open by
+/// itself); `index.js` refs it while requests are pending.
+pub type EventCallback = ThreadsafeFunction<(), Unknown<'static>, String, Status, false, true>;
+
+#[derive(Default)]
+struct Batch {
+    text: String,
+    scheduled: bool,
+}
+
+/// The batching [`EventSink`] over one threadsafe function.
+pub struct BatchSink {
+    batch: Arc<Mutex<Batch>>,
+    /// Locked only to call it or to (un)ref it; `refer`/`unref` need `&mut`.
+    tsfn: Mutex<EventCallback>,
+}
+
+impl BatchSink {
+    /// Wraps the JS callback `on_events(batchText)`.
+    pub fn new(callback: Function<'_, String, Unknown<'static>>) -> Result<Arc<Self>> {
+        let batch: Arc<Mutex<Batch>> = Arc::default();
+        let taken = batch.clone();
+        let tsfn = callback
+            .build_threadsafe_function::<()>()
+            .callee_handled::<false>()
+            .weak::<true>()
+            .build_callback(move |_ctx| {
+                // Runs on the JS thread: take everything queued so far as one batch.
+                let mut b = taken.lock().unwrap_or_else(|e| e.into_inner());
+                b.scheduled = false;
+                let mut text = std::mem::take(&mut b.text);
+                text.push(']');
+                Ok(text)
+            })?;
+        Ok(Arc::new(BatchSink {
+            batch,
+            tsfn: Mutex::new(tsfn),
+        }))
+    }
+
+    /// Keeps (`true`) or stops keeping (`false`) the Node event loop alive for this sink.
+    #[allow(deprecated)] // `refer`/`unref` are the documented napi_ref/unref_threadsafe_function.
+    pub fn hold(&self, env: &Env, on: bool) -> Result<()> {
+        let mut tsfn = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
+        if on { tsfn.refer(env) } else { tsfn.unref(env) }
+    }
+}
+
+impl EventSink for BatchSink {
+    fn emit(&self, event: Event) {
+        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let sep = if b.text.is_empty() { '[' } else { ',' };
+        b.text.push(sep);
+        write_event(&mut b.text, &event);
+        if !b.scheduled {
+            b.scheduled = true;
+            drop(b);
+            let tsfn = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
+            tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+fn push_json_str(out: &mut String, s: &str) {
+    out.push_str(&serde_json::to_string(s).expect("string serialization"));
+}
+
+fn push_opt_raw(out: &mut String, raw: Option<&serde_json::value::RawValue>) {
+    if let Some(raw) = raw {
+        out.push(',');
+        out.push_str(raw.get());
+    }
+}
+
+fn write_event(out: &mut String, event: &Event) {
+    use std::fmt::Write;
+    match event {
+        Event::Response { id, result } => {
+            let _ = write!(out, "[0,{id}");
+            push_opt_raw(out, result.as_deref());
+        }
+        Event::Failed { id, error } => {
+            let _ = write!(out, "[1,{id},{}", descriptor_text(error));
+        }
+        Event::Notification { method, params } => {
+            out.push_str("[2,");
+            push_json_str(out, method);
+            push_opt_raw(out, params.as_deref());
+        }
+        Event::Request { id, method, params } => {
+            out.push_str("[3,");
+            out.push_str(id.get());
+            out.push(',');
+            push_json_str(out, method);
+            push_opt_raw(out, params.as_deref());
+        }
+        Event::Stderr(text) => {
+            out.push_str("[4,");
+            push_json_str(out, text);
+        }
+        Event::Error(error) => {
+            let _ = write!(out, "[5,{}", descriptor_text(error));
+        }
+        Event::Closed(reason) => {
+            out.push_str("[6,");
+            match reason {
+                Some(error) => out.push_str(&descriptor_text(error)),
+                None => out.push_str("null"),
+            }
+        }
+    }
+    out.push(']');
+}

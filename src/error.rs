@@ -1,0 +1,232 @@
+//! The crate's one error type. `Display` gives the exact `error.message` of SPEC.md; [`Error::code`]
+//! gives the stable `code` string the binding attaches to the JS `Error`.
+
+use std::fmt;
+
+/// How a child process ended, when it ended on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// The exit code, when the process exited normally.
+    pub code: Option<i32>,
+    /// The name of the signal (`"SIGKILL"`), when a signal ended it.
+    pub signal: Option<String>,
+}
+
+/// Every failure the core reports. Variants map one to one to JS errors.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `request`/`notify` on a transport that is not connected.
+    #[error("Transport not connected")]
+    NotConnected,
+    /// The transport closed while the request was pending (or closed under it). When the server
+    /// process ended on its own, `exit` says how and `stderr` holds the tail of its stderr.
+    #[error("Transport closed")]
+    Closed {
+        /// How the process ended, when it ended on its own.
+        exit: Option<ExitInfo>,
+        /// The last bytes (at most 64 KiB) the server wrote to stderr.
+        stderr: Option<String>,
+    },
+    /// No answer within the request's deadline.
+    #[error("Request timeout after {ms}ms")]
+    Timeout {
+        /// The deadline that passed, in milliseconds.
+        ms: u64,
+    },
+    /// The server answered with a JSON-RPC error. `code` and `message` are printed the way
+    /// JavaScript's string conversion would print them (`undefined` when missing).
+    #[error("MCP error {code_text}: {message_text}")]
+    Rpc {
+        /// `error.code` as JS would print it.
+        code_text: String,
+        /// `error.message` as JS would print it.
+        message_text: String,
+        /// The raw `error` member, so the binding can expose `rpcCode` and `data`.
+        raw: Box<serde_json::value::RawValue>,
+    },
+    /// A message was larger than `maxMessageBytes`; it was discarded.
+    #[error("Message exceeds maxMessageBytes ({limit} bytes)")]
+    MessageTooLarge {
+        /// The configured limit in bytes.
+        limit: usize,
+    },
+    /// The server process could not be started (`spawn <command> <ERRNO>`, like Node's message).
+    #[error("spawn {command} {errno}")]
+    Spawn {
+        /// The command as configured.
+        command: String,
+        /// The symbolic OS error (`ENOENT`, `EACCES`, ...).
+        errno: String,
+        /// The OS's own description.
+        detail: String,
+    },
+    /// The configuration handed over from JS is unusable.
+    #[error("Invalid config: {0}")]
+    InvalidConfig(String),
+    /// An I/O error on the transport (not a malformed message).
+    #[error("{0}")]
+    Io(String),
+}
+
+impl Error {
+    /// The stable `code` property of the JS error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::NotConnected => "MCP_NOT_CONNECTED",
+            Error::Closed { .. } => "MCP_TRANSPORT_CLOSED",
+            Error::Timeout { .. } => "MCP_TIMEOUT",
+            Error::Rpc { .. } => "MCP_RPC_ERROR",
+            Error::MessageTooLarge { .. } => "MCP_MESSAGE_TOO_LARGE",
+            Error::Spawn { .. } => "MCP_SPAWN_FAILED",
+            Error::InvalidConfig(_) => "MCP_INVALID_CONFIG",
+            Error::Io(_) => "MCP_IO_ERROR",
+        }
+    }
+
+    /// A plain `Transport closed` without exit details.
+    pub fn closed() -> Self {
+        Error::Closed {
+            exit: None,
+            stderr: None,
+        }
+    }
+
+    /// Builds the error for a JSON-RPC `error` member.
+    pub fn rpc(raw: &serde_json::value::RawValue) -> Self {
+        #[derive(serde::Deserialize)]
+        struct Parts {
+            code: Option<serde_json::Value>,
+            message: Option<serde_json::Value>,
+        }
+        let parts: Option<Parts> = serde_json::from_str(raw.get()).ok();
+        let (code, message) = parts.map(|p| (p.code, p.message)).unwrap_or((None, None));
+        Error::Rpc {
+            code_text: js_string(code.as_ref()),
+            message_text: js_string(message.as_ref()),
+            raw: raw.to_owned(),
+        }
+    }
+
+    /// The symbolic name and description of an OS error, as Node prints them.
+    pub fn spawn(command: &str, err: &std::io::Error) -> Self {
+        Error::Spawn {
+            command: command.to_string(),
+            errno: errno_name(err),
+            detail: err.to_string(),
+        }
+    }
+}
+
+/// `String(value)` in JavaScript, for the values JSON can hold (`undefined` when missing).
+fn js_string(value: Option<&serde_json::Value>) -> String {
+    use serde_json::Value;
+    match value {
+        None => "undefined".into(),
+        Some(Value::Null) => "null".into(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => js_number(n),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::Null => String::new(),
+                other => js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(Value::Object(_)) => "[object Object]".into(),
+    }
+}
+
+fn js_number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        format!("{f:.0}")
+    } else {
+        f.to_string()
+    }
+}
+
+fn errno_name(err: &std::io::Error) -> String {
+    let name = match err.raw_os_error() {
+        Some(libc::ENOENT) => "ENOENT",
+        Some(libc::EACCES) => "EACCES",
+        Some(libc::EPERM) => "EPERM",
+        Some(libc::ENOTDIR) => "ENOTDIR",
+        Some(libc::EISDIR) => "EISDIR",
+        Some(libc::ENOEXEC) => "ENOEXEC",
+        Some(libc::E2BIG) => "E2BIG",
+        Some(libc::ENOMEM) => "ENOMEM",
+        Some(libc::EMFILE) => "EMFILE",
+        Some(libc::ENFILE) => "ENFILE",
+        Some(libc::EAGAIN) => "EAGAIN",
+        Some(libc::ELOOP) => "ELOOP",
+        Some(libc::ENAMETOOLONG) => "ENAMETOOLONG",
+        Some(libc::ETXTBSY) => "ETXTBSY",
+        Some(libc::EINVAL) => "EINVAL",
+        Some(code) => return format!("E{code}"),
+        None => return format!("{:?}", err.kind()).to_uppercase(),
+    };
+    name.to_string()
+}
+
+impl fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.code, &self.signal) {
+            (Some(code), _) => write!(f, "exit code {code}"),
+            (None, Some(sig)) => write!(f, "signal {sig}"),
+            (None, None) => write!(f, "unknown exit"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rpc(json: &str) -> String {
+        let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+        Error::rpc(&raw).to_string()
+    }
+
+    #[test]
+    fn rpc_messages_print_like_javascript() {
+        assert_eq!(
+            rpc(r#"{"code":-32601,"message":"Method not found"}"#),
+            "MCP error -32601: Method not found"
+        );
+        assert_eq!(rpc(r#"{"message":"boom"}"#), "MCP error undefined: boom");
+        assert_eq!(rpc(r#"{"code":1.5}"#), "MCP error 1.5: undefined");
+        assert_eq!(rpc(r#""text""#), "MCP error undefined: undefined");
+        assert_eq!(
+            rpc(r#"{"code":"E1","message":{"a":1}}"#),
+            "MCP error E1: [object Object]"
+        );
+    }
+
+    #[test]
+    fn fixed_messages() {
+        assert_eq!(Error::NotConnected.to_string(), "Transport not connected");
+        assert_eq!(Error::closed().to_string(), "Transport closed");
+        assert_eq!(
+            Error::Timeout { ms: 50 }.to_string(),
+            "Request timeout after 50ms"
+        );
+        assert_eq!(
+            Error::MessageTooLarge { limit: 1024 }.to_string(),
+            "Message exceeds maxMessageBytes (1024 bytes)"
+        );
+        let enoent = std::io::Error::from_raw_os_error(libc::ENOENT);
+        assert_eq!(
+            Error::spawn("/nonexistent/bin", &enoent).to_string(),
+            "spawn /nonexistent/bin ENOENT"
+        );
+    }
+}

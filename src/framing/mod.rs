@@ -1,0 +1,3 @@
+//! Bytes → messages, without I/O. `jsonl` splits newline-delimited JSON for the stdio transport.
+
+pub mod jsonl;

@@ -1,0 +1,18 @@
+//! mcp-native: the client side of the Model Context Protocol, as a Rust core with a Node.js binding.
+//!
+//! Crate map (one line per module; the layers only talk to the layer below):
+//! - [`error`]: the one error enum; its `Display` strings are the exact JS `error.message`s.
+//! - [`jsonrpc`]: wire types — outgoing frames, incoming message classification, ids.
+//! - [`framing`]: bytes → messages without I/O (`jsonl`: the newline-delimited decoder).
+//! - [`transport`]: I/O and lifecycle — the shared pending-request core and the stdio transport.
+//! - [`runtime`]: the crate's own tokio runtime and the registry of live child processes.
+//! - `binding`: the only module that imports napi; thin convert → delegate → convert.
+
+pub mod error;
+pub mod framing;
+pub mod jsonrpc;
+pub mod runtime;
+pub mod transport;
+
+#[doc(hidden)]
+pub mod binding;

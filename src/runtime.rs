@@ -1,0 +1,116 @@
+//! The crate's own tokio runtime (so the core needs nothing from napi), and the registry of live
+//! child process groups that is swept when the host process exits.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Worker threads of the runtime. Two: the I/O is light, and the machine class has two cores.
+pub const WORKER_THREADS: usize = 2;
+
+/// How long [`kill_all_children`] waits after SIGTERM before it sends SIGKILL. Short: it runs while
+/// the host process exits.
+pub const EXIT_GRACE: Duration = Duration::from_millis(100);
+
+/// The shared runtime, started on first use.
+pub fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(WORKER_THREADS)
+            .thread_name("mcp-native")
+            .enable_all()
+            .build()
+            .expect("failed to start the mcp-native tokio runtime")
+    })
+}
+
+fn registry() -> &'static Mutex<HashMap<u64, i32>> {
+    static CHILDREN: OnceLock<Mutex<HashMap<u64, i32>>> = OnceLock::new();
+    CHILDREN.get_or_init(Default::default)
+}
+
+/// Records a live process group; the returned key removes it again.
+pub fn register_group(pgid: i32) -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let key = NEXT.fetch_add(1, Ordering::Relaxed);
+    registry()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, pgid);
+    key
+}
+
+/// Forgets a process group that has been cleaned up.
+pub fn unregister_group(key: u64) {
+    registry()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&key);
+}
+
+/// Sends `signal` to every process of group `pgid`. Returns false when the group has no process.
+pub fn signal_group(pgid: i32, signal: i32) -> bool {
+    // SAFETY: kill(2) has no memory-safety preconditions; a negative pid addresses a process group.
+    unsafe { libc::kill(-pgid, signal) == 0 }
+}
+
+/// True while group `pgid` has a process that is not a zombie.
+pub fn group_alive(pgid: i32) -> bool {
+    if !signal_group(pgid, 0) {
+        return false;
+    }
+    // kill(…, 0) also counts zombies that nobody has reaped yet; look closer where /proc exists.
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may hold spaces): state ppid pgrp ...
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+        if pgrp == Some(pgid) && state != Some("Z") && state != Some("X") {
+            return true;
+        }
+    }
+    false
+}
+
+/// Terminates every registered child process group: SIGTERM, up to [`EXIT_GRACE`], then SIGKILL.
+/// Called when the host process exits, so that no server outlives it.
+pub fn kill_all_children() {
+    let groups: Vec<i32> = registry()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain()
+        .map(|(_, pgid)| pgid)
+        .collect();
+    if groups.is_empty() {
+        return;
+    }
+    for &pgid in &groups {
+        signal_group(pgid, libc::SIGTERM);
+    }
+    let deadline = Instant::now() + EXIT_GRACE;
+    while Instant::now() < deadline && groups.iter().any(|&g| signal_group(g, 0) && group_alive(g))
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for &pgid in &groups {
+        signal_group(pgid, libc::SIGKILL);
+    }
+}

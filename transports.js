@@ -1,0 +1,6 @@
+'use strict'
+// mcp-native/transports: mirrors the reference module `transports/index.ts`.
+const root = require('./index.js')
+
+exports.StdioTransport = root.StdioTransport
+exports.createStdioTransport = root.createStdioTransport

@@ -1,0 +1,2 @@
+'use strict'
+// mcp-native/types: type declarations only (see types.d.ts).
