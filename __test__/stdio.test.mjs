@@ -1,0 +1,391 @@
+// StdioTransport against real child processes: the fixture server and server-everything.
+// Runs under vitest (Node) and `bun test` (Bun) alike.
+import { execFile } from 'node:child_process'
+import { mkdtempSync, realpathSync } from 'node:fs'
+import { getEventListeners } from 'node:events'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+
+import { StdioTransport, createStdioTransport } from 'mcp-native'
+import * as transports from 'mcp-native/transports'
+import { ROOT, NODE, FIXTURE, fixture, alive, waitFor, settle } from './helpers.mjs'
+
+const open = []
+async function connect(flags, extra) {
+  const t = await createStdioTransport(fixture(flags, extra))
+  open.push(t)
+  return t
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()))
+})
+
+async function requestsSeen(t) {
+  return (await t.request('requests')).requests
+}
+async function notificationsSeen(t) {
+  return (await t.request('received')).received
+}
+
+describe('exports', () => {
+  it('root, sub-path and CommonJS give the same classes (checked in a plain runtime)', async () => {
+    const out = await new Promise((resolve, reject) =>
+      execFile(process.execPath, [join(ROOT, '__test__', 'fixture', 'exports-check.mjs')], { timeout: 15000 }, (err, stdout) =>
+        err ? reject(err) : resolve(JSON.parse(stdout)),
+      ),
+    )
+    const names = ['StdioTransport', 'createStdioTransport']
+    expect(out).toEqual({ rootHas: names, sameInTransports: names, sameInCjs: names, typesIsEmpty: true })
+    expect(typeof transports.StdioTransport).toBe('function')
+    expect(typeof transports.createStdioTransport).toBe('function')
+  })
+})
+
+describe('StdioTransport basics', () => {
+  it('constructs without spawning and exposes config', async () => {
+    const config = fixture()
+    const t = new StdioTransport(config)
+    expect(t.config).toBe(config)
+    expect(t.connected).toBe(false)
+    await expect(t.request('echo')).rejects.toThrow(/^Transport not connected$/)
+    await expect(t.notify('x')).rejects.toThrow(/^Transport not connected$/)
+    await t.close() // not connected: returns, no onClose
+  })
+
+  it('round-trips requests, notifications and JSON-RPC errors', async () => {
+    const t = await connect()
+    expect(t.connected).toBe(true)
+    expect(await t.request('echo', { a: [1, 'two', null], nested: { ok: true } })).toEqual({ a: [1, 'two', null], nested: { ok: true } })
+    expect(await t.request('echo')).toEqual({})
+    const notes = []
+    t.onNotification = (method, params) => notes.push([method, params])
+    expect(await t.request('notify', { count: 3 })).toEqual({ sent: 3 })
+    expect(notes).toEqual([
+      ['fixture/note', { i: 0 }],
+      ['fixture/note', { i: 1 }],
+      ['fixture/note', { i: 2 }],
+    ])
+    t.onNotification = undefined
+    await t.request('notify', { count: 1 })
+    expect(notes.length).toBe(3)
+
+    const err = (await settle(t.request('error', { code: -32602, message: 'Invalid params', data: { field: 'x' } }))).error
+    expect(err).toBeInstanceOf(Error)
+    expect(err.message).toBe('MCP error -32602: Invalid params')
+    expect(err.code).toBe('MCP_RPC_ERROR')
+    expect(err.rpcCode).toBe(-32602)
+    expect(err.data).toEqual({ field: 'x' })
+    await expect(t.request('error', { message: 'no code' })).rejects.toThrow(/^MCP error undefined: no code$/)
+
+    await t.notify('fixture/hello', { n: 1 })
+    await t.notify('fixture/bare')
+    const seen = await notificationsSeen(t)
+    expect(seen).toEqual([
+      { method: 'fixture/hello', params: { n: 1 } },
+      { method: 'fixture/bare', params: {} },
+    ])
+  })
+
+  it('resolves out-of-order answers to the right callers, and 1,000 concurrent requests', async () => {
+    const t = await connect()
+    const order = []
+    const slow = t.request('delay', { ms: 150, value: 'slow' }).then((v) => order.push(v))
+    const fast = t.request('delay', { ms: 10, value: 'fast' }).then((v) => order.push(v))
+    await Promise.all([slow, fast])
+    expect(order).toEqual(['fast', 'slow'])
+
+    const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => t.request('echo', { i })))
+    results.forEach((r, i) => expect(r.i).toBe(i))
+  })
+
+  it('ids are unique strings; numeric echoes of them still match', async () => {
+    const t = await connect()
+    await t.request('echo')
+    await t.request('echo')
+    const ids = (await requestsSeen(t)).map((r) => r.id)
+    expect(ids.every((id) => typeof id === 'string')).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(await t.request('numeric-id')).toEqual({ numeric: true })
+    expect(await t.request('stray-id')).toEqual({ real: true })
+  })
+})
+
+describe('framing', () => {
+  it('skips non-JSON lines and JSON non-objects, reads CRLF and split writes', async () => {
+    const t = await connect()
+    expect(await t.request('garbage')).toEqual({ ok: true })
+    expect(t.connected).toBe(true)
+    expect(await t.request('crlf')).toEqual({ crlf: true })
+    expect(await t.request('split', { delayMs: 50 })).toEqual({ split: true })
+    expect(await t.request('echo', { after: 'all that' })).toEqual({ after: 'all that' })
+  })
+
+  it('discards a 200 MiB line over maxMessageBytes, failing only its request', async () => {
+    const t = await connect([], { maxMessageBytes: 1 << 20 })
+    const before = process.memoryUsage().rss
+    const { error } = await settle(t.request('big', { bytes: 200 * 1024 * 1024 }))
+    expect(error.message).toBe('Message exceeds maxMessageBytes (1048576 bytes)')
+    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024)
+    expect(t.connected).toBe(true)
+    expect(await t.request('echo', { still: 'up' })).toEqual({ still: 'up' })
+  })
+
+  it('delivers a large answer intact', async () => {
+    const t = await connect()
+    const r = await t.request('big', { bytes: 8 * 1024 * 1024 })
+    expect(r.data.length).toBe(8 * 1024 * 1024)
+  })
+})
+
+describe('deadlines and cancellation', () => {
+  it('times out with the exact message and tells the server', async () => {
+    const t = await connect([], { timeout: 60 })
+    const started = Date.now()
+    const { error } = await settle(t.request('no-reply'))
+    expect(error.message).toBe('Request timeout after 60ms')
+    expect(error.code).toBe('MCP_TIMEOUT')
+    expect(Date.now() - started).toBeLessThan(2000)
+    await expect(t.request('no-reply', {}, { timeout: 20 })).rejects.toThrow(/^Request timeout after 20ms$/)
+    await expect(t.request('echo', {}, { timeout: 0 })).rejects.toThrow(/^Request timeout after 0ms$/)
+    const cancelled = (await t.request('received', {}, { timeout: 5000 })).received.filter((n) => n.method === 'notifications/cancelled')
+    expect(cancelled.map((n) => n.params.reason)).toEqual(['Request timeout after 60ms', 'Request timeout after 20ms'])
+    expect(cancelled.every((n) => typeof n.params.requestId === 'string')).toBe(true)
+  })
+
+  it('an already-aborted signal rejects with its reason and sends nothing', async () => {
+    const t = await connect()
+    const ac = new AbortController()
+    const reason = new Error('stop right there')
+    ac.abort(reason)
+    await expect(t.request('echo', { marker: 'never-sent' }, { signal: ac.signal })).rejects.toBe(reason)
+    const seen = await requestsSeen(t)
+    expect(seen.some((r) => r.params?.marker === 'never-sent')).toBe(false)
+  })
+
+  it('abort in flight rejects with signal.reason and sends notifications/cancelled', async () => {
+    const t = await connect()
+    const ac = new AbortController()
+    const p = t.request('no-reply', {}, { signal: ac.signal })
+    await new Promise((r) => setTimeout(r, 30))
+    ac.abort()
+    const { error } = await settle(p)
+    expect(error).toBe(ac.signal.reason)
+    expect(error.name).toBe('AbortError')
+    const ac2 = new AbortController()
+    const p2 = t.request('no-reply', {}, { signal: ac2.signal })
+    ac2.abort('plain string reason')
+    await expect(p2).rejects.toBe('plain string reason')
+    const cancelled = await waitFor(async () => {
+      const c = (await notificationsSeen(t)).filter((n) => n.method === 'notifications/cancelled')
+      return c.length === 2 && c
+    })
+    expect(cancelled.map((n) => n.params.reason)).toEqual([ac.signal.reason.message, 'plain string reason'])
+  })
+
+  it('leaves no abort listener on a long-lived signal after 10,000 requests', async () => {
+    const t = await connect()
+    const ac = new AbortController()
+    const baseline = getEventListeners(ac.signal, 'abort').length
+    for (let batch = 0; batch < 10; batch++) {
+      await Promise.all(Array.from({ length: 1000 }, (_, i) => t.request('echo', { i }, { signal: ac.signal })))
+    }
+    await expect(t.request('no-reply', {}, { signal: ac.signal, timeout: 10 })).rejects.toThrow(/timeout/)
+    expect(getEventListeners(ac.signal, 'abort').length).toBe(baseline)
+  })
+})
+
+describe('lifecycle', () => {
+  it('close rejects pending requests, calls onClose once, and connect spawns afresh', async () => {
+    const t = await connect()
+    let closes = 0
+    t.onClose = () => closes++
+    const pid = t.pid
+    expect(alive(pid)).toBe(true)
+    const pending = settle(t.request('no-reply'))
+    await t.close()
+    expect((await pending).error.message).toBe('Transport closed')
+    expect(t.connected).toBe(false)
+    expect(closes).toBe(1)
+    await t.close()
+    expect(closes).toBe(1)
+    expect(alive(pid)).toBe(false)
+    await expect(t.request('echo')).rejects.toThrow(/^Transport not connected$/)
+
+    await t.connect()
+    expect(t.pid).not.toBe(pid)
+    expect(await t.request('echo', { again: true })).toEqual({ again: true })
+    await t.close()
+    expect(closes).toBe(2)
+  })
+
+  it('close of a SIGTERM-ignoring server resolves within killGraceMs and kills its grandchild', async () => {
+    const t = await connect(['--ignore-sigterm'], { killGraceMs: 400 })
+    const { pid: grandchild } = await t.request('spawn-grandchild')
+    const pid = t.pid
+    expect(alive(pid) && alive(grandchild)).toBe(true)
+    const started = Date.now()
+    await t.close()
+    const took = Date.now() - started
+    expect(took).toBeGreaterThanOrEqual(350)
+    expect(took).toBeLessThan(400 + 1000)
+    expect(alive(pid)).toBe(false)
+    expect(alive(grandchild)).toBe(false)
+  })
+
+  it('a crash mid-request rejects with Transport closed carrying exit status and stderr', async () => {
+    const t = await connect()
+    const events = []
+    t.onError = (e) => events.push(['error', e, t.connected])
+    t.onClose = () => events.push(['close', t.connected])
+    const pid = t.pid
+    const pending = settle(t.request('no-reply'))
+    const crashing = settle(t.request('crash', { code: 3, stderr: 'panic: the disk is lava\n' }))
+    const { error } = await pending
+    expect(error.message).toBe('Transport closed')
+    expect(error.code).toBe('MCP_TRANSPORT_CLOSED')
+    expect(error.exitCode).toBe(3)
+    expect(error.stderr).toContain('panic: the disk is lava')
+    expect((await crashing).error).toBe(error)
+    expect(events.map((e) => e[0])).toEqual(['error', 'close'])
+    expect(events[0][1].message).toBe('Transport closed')
+    expect(events[0][1].exitCode).toBe(3)
+    expect(events[0][2]).toBe(true) // onError while still connected
+    expect(events[1][1]).toBe(false)
+    expect(t.connected).toBe(false)
+    expect(alive(pid)).toBe(false) // reaped: not even a zombie
+    await expect(t.request('echo')).rejects.toThrow(/^Transport not connected$/)
+  })
+
+  it('a clean exit closes without onError', async () => {
+    const t = await connect()
+    const events = []
+    t.onError = () => events.push('error')
+    t.onClose = () => events.push('close')
+    const { error } = await settle(t.request('exit-clean'))
+    expect(error.message).toBe('Transport closed')
+    expect(error.exitCode).toBe(0)
+    expect(events).toEqual(['close'])
+  })
+
+  it('spawn failures name the command and the OS reason', async () => {
+    const t = new StdioTransport({ command: '/nonexistent/bin' })
+    const { error } = await settle(t.connect())
+    expect(error.message).toBe('spawn /nonexistent/bin ENOENT')
+    expect(error.code).toBe('ENOENT')
+    expect(t.connected).toBe(false)
+  })
+
+  it('passes env merged over process.env, and cwd', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-native-')))
+    const script = "process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:'1',result:{cwd:process.cwd(),x:process.env.MCP_X,path:!!process.env.PATH}})+'\\n');setInterval(()=>{},1000)"
+    const t = await createStdioTransport({ command: NODE, args: ['-e', script], env: { MCP_X: 'from-config' }, cwd: dir })
+    open.push(t)
+    expect(await t.request('anything')).toEqual({ cwd: dir, x: 'from-config', path: true })
+  })
+})
+
+describe('stderr and server requests', () => {
+  it('a 10 MiB stderr flood before reading stdin does not deadlock; onStderr sees it', async () => {
+    const t = new StdioTransport(fixture(['--stderr-flood=10485760']))
+    open.push(t)
+    let bytes = 0
+    t.onStderr = (chunk) => {
+      bytes += chunk.length
+    }
+    await t.connect()
+    expect(await t.request('echo', { after: 'flood' })).toEqual({ after: 'flood' })
+    await waitFor(() => bytes >= 10485760)
+    expect(bytes).toBe(10485760)
+  })
+
+  it('answers ping, refuses unknown methods, or uses onRequest', async () => {
+    const t = await connect()
+    expect((await t.request('reverse', { method: 'ping' })).answer.result).toEqual({})
+    expect((await t.request('reverse', { method: 'roots/list' })).answer.error).toEqual({ code: -32601, message: 'Method not found' })
+    t.onRequest = async (method, params) => {
+      if (method === 'roots/list') return { roots: [{ uri: 'file:///tmp', name: String(params.x) }] }
+      throw Object.assign(new Error('nope'), { rpcCode: -32000 })
+    }
+    expect((await t.request('reverse', { method: 'roots/list', params: { x: 1 } })).answer.result).toEqual({
+      roots: [{ uri: 'file:///tmp', name: '1' }],
+    })
+    expect((await t.request('reverse', { method: 'other' })).answer.error).toEqual({ code: -32000, message: 'nope' })
+    t.onRequest = undefined
+    expect((await t.request('reverse', { method: 'roots/list' })).answer.error.code).toBe(-32601)
+  })
+
+  it('a throwing callback goes to onError and never crashes the host', async () => {
+    const t = await connect()
+    const errors = []
+    t.onError = (e) => errors.push(e.message)
+    t.onNotification = () => {
+      throw new Error('callback bug')
+    }
+    expect(await t.request('notify', { count: 2 })).toEqual({ sent: 2 })
+    expect(errors).toEqual(['callback bug', 'callback bug'])
+  })
+})
+
+describe('process hygiene', () => {
+  const entry = JSON.stringify(join(ROOT, 'index.js'))
+  function runScript(body) {
+    const script = `const { createStdioTransport } = require(${entry});\n(async () => {\n${body}\n})().catch((e) => { console.error(e); process.exit(1) })`
+    return new Promise((resolve) => {
+      const started = Date.now()
+      execFile(process.execPath, ['-e', script], { timeout: 15000, cwd: ROOT }, (error, stdout, stderr) =>
+        resolve({ error, stdout, stderr, took: Date.now() - started }),
+      )
+    })
+  }
+  const config = JSON.stringify({ command: NODE, args: [FIXTURE] })
+
+  it('a script that connects, calls and closes exits by itself promptly', async () => {
+    const r = await runScript(`const t = await createStdioTransport(${config}); const x = await t.request('echo', { ok: 1 }); console.log(JSON.stringify({ x, pid: t.pid })); await t.close()`)
+    expect(r.error).toBeNull()
+    const out = JSON.parse(r.stdout)
+    expect(out.x).toEqual({ ok: 1 })
+    expect(r.took).toBeLessThan(5000)
+    expect(alive(out.pid)).toBe(false)
+  })
+
+  it('a script that never closes exits too, and its server does not outlive it', async () => {
+    const r = await runScript(`const t = await createStdioTransport(${config}); await t.request('echo'); const g = await t.request('spawn-grandchild'); console.log(JSON.stringify({ pid: t.pid, grandchild: g.pid }))`)
+    expect(r.error).toBeNull()
+    const out = JSON.parse(r.stdout)
+    expect(r.took).toBeLessThan(5000)
+    expect(await waitFor(() => !alive(out.pid) && !alive(out.grandchild), 3000)).toBe(true)
+  })
+})
+
+describe('server-everything (stdio)', () => {
+  const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+
+  it('initialize by hand, tools/list, tools/call echo, and progress notifications', async () => {
+    const t = await createStdioTransport({ command: NODE, args: [everything, 'stdio'] })
+    open.push(t)
+    const notes = []
+    t.onNotification = (method, params) => notes.push({ method, params })
+    const init = await t.request('initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: { roots: { listChanged: false } },
+      clientInfo: { name: 'mcp-native-test', version: '1.0.0' },
+    })
+    expect(init.protocolVersion).toBe('2025-03-26')
+    expect(init.capabilities.tools).toBeDefined()
+    await t.notify('notifications/initialized')
+    const { tools } = await t.request('tools/list')
+    expect(tools.map((x) => x.name)).toContain('echo')
+    const echo = await t.request('tools/call', { name: 'echo', arguments: { message: 'hello from rust' } })
+    expect(echo.content[0].text).toContain('hello from rust')
+    const long = await t.request('tools/call', {
+      name: 'trigger-long-running-operation',
+      arguments: { duration: 1, steps: 2 },
+      _meta: { progressToken: 'tok-1' },
+    })
+    expect(long.content[0].text).toContain('Long running operation completed')
+    const progress = notes.filter((n) => n.method === 'notifications/progress')
+    expect(progress.map((n) => n.params.progress)).toEqual([1, 2])
+    expect(progress.every((n) => n.params.progressToken === 'tok-1')).toBe(true)
+  })
+})

@@ -1,0 +1,359 @@
+//! Integration tests of the stdio transport against the project's fixture server (a real child
+//! process). Every wait has a deadline.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_native::error::Error;
+use mcp_native::runtime::group_alive;
+use mcp_native::transport::stdio::{StdioConfig, StdioTransport};
+use mcp_native::transport::{Event, EventSink};
+use tokio::sync::mpsc;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixture/server.mjs");
+const WAIT: Duration = Duration::from_secs(20);
+
+struct ChannelSink(mpsc::UnboundedSender<Event>);
+
+impl EventSink for ChannelSink {
+    fn emit(&self, event: Event) {
+        let _ = self.0.send(event);
+    }
+}
+
+fn fixture(flags: &[&str]) -> StdioConfig {
+    let mut args = vec![FIXTURE];
+    args.extend_from_slice(flags);
+    StdioConfig::new("node", &args)
+}
+
+fn connect(config: StdioConfig) -> (StdioTransport, mpsc::UnboundedReceiver<Event>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let mut t = StdioTransport::new(config);
+    t.connect(Arc::new(ChannelSink(tx))).expect("spawn fixture");
+    (t, rx)
+}
+
+async fn next(rx: &mut mpsc::UnboundedReceiver<Event>) -> Event {
+    tokio::time::timeout(WAIT, rx.recv())
+        .await
+        .expect("event in time")
+        .expect("channel open")
+}
+
+/// Waits for the outcome of request `id`, collecting other events on the way.
+async fn outcome(
+    rx: &mut mpsc::UnboundedReceiver<Event>,
+    id: u64,
+    seen: &mut Vec<Event>,
+) -> Result<String, Error> {
+    loop {
+        match next(rx).await {
+            Event::Response { id: got, result } if got == id => {
+                return Ok(result.map(|r| r.get().to_string()).unwrap_or_default());
+            }
+            Event::Failed { id: got, error } if got == id => return Err(error),
+            Event::Closed(reason) => return Err(reason.unwrap_or_else(Error::closed)),
+            other => seen.push(other),
+        }
+    }
+}
+
+async fn call(
+    t: &StdioTransport,
+    rx: &mut mpsc::UnboundedReceiver<Event>,
+    method: &str,
+    params: &str,
+) -> Result<String, Error> {
+    let id = t.request(method, Some(params), 30_000).unwrap();
+    outcome(rx, id, &mut Vec::new()).await
+}
+
+#[tokio::test]
+async fn answers_notifications_and_rpc_errors() {
+    let (t, mut rx) = connect(fixture(&[]));
+    assert_eq!(
+        call(&t, &mut rx, "echo", r#"{"a":[1,2]}"#).await.unwrap(),
+        r#"{"a":[1,2]}"#
+    );
+    let id = t.request("notify", Some(r#"{"count":3}"#), 30_000).unwrap();
+    let mut seen = Vec::new();
+    assert_eq!(
+        outcome(&mut rx, id, &mut seen).await.unwrap(),
+        r#"{"sent":3}"#
+    );
+    let notes: Vec<String> = seen
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notification { method, params } => {
+                Some(format!("{method} {}", params.as_ref().unwrap().get()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        vec![
+            r#"fixture/note {"i":0}"#,
+            r#"fixture/note {"i":1}"#,
+            r#"fixture/note {"i":2}"#
+        ]
+    );
+    let err = call(
+        &t,
+        &mut rx,
+        "error",
+        r#"{"code":-32000,"message":"bad thing"}"#,
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(err.to_string(), "MCP error -32000: bad thing");
+    let err = call(&t, &mut rx, "nope", "{}").await.unwrap_err();
+    assert_eq!(err.to_string(), "MCP error -32601: Method not found: nope");
+}
+
+#[tokio::test]
+async fn out_of_order_answers_and_a_thousand_in_flight() {
+    let (t, mut rx) = connect(fixture(&[]));
+    let slow = t
+        .request("delay", Some(r#"{"ms":200,"value":"slow"}"#), 30_000)
+        .unwrap();
+    let fast = t
+        .request("delay", Some(r#"{"ms":10,"value":"fast"}"#), 30_000)
+        .unwrap();
+    let mut order = Vec::new();
+    while order.len() < 2 {
+        if let Event::Response { id, result } = next(&mut rx).await {
+            order.push((id, result.unwrap().get().to_string()));
+        }
+    }
+    assert_eq!(
+        order,
+        vec![
+            (fast, "\"fast\"".to_string()),
+            (slow, "\"slow\"".to_string())
+        ]
+    );
+
+    let ids: Vec<u64> = (0..1000)
+        .map(|i| {
+            t.request("echo", Some(&format!(r#"{{"n":{i}}}"#)), 30_000)
+                .unwrap()
+        })
+        .collect();
+    let mut got = std::collections::HashMap::new();
+    while got.len() < ids.len() {
+        if let Event::Response { id, result } = next(&mut rx).await {
+            got.insert(id, result.unwrap().get().to_string());
+        }
+    }
+    for (i, id) in ids.iter().enumerate() {
+        assert_eq!(got[id], format!(r#"{{"n":{i}}}"#));
+    }
+}
+
+#[tokio::test]
+async fn bad_lines_are_skipped_and_the_connection_stays_up() {
+    let (t, mut rx) = connect(fixture(&[]));
+    assert_eq!(
+        call(&t, &mut rx, "garbage", "{}").await.unwrap(),
+        r#"{"ok":true}"#
+    );
+    assert_eq!(
+        call(&t, &mut rx, "crlf", "{}").await.unwrap(),
+        r#"{"crlf":true}"#
+    );
+    assert_eq!(
+        call(&t, &mut rx, "split", r#"{"delayMs":50}"#)
+            .await
+            .unwrap(),
+        r#"{"split":true}"#
+    );
+    assert_eq!(
+        call(&t, &mut rx, "numeric-id", "{}").await.unwrap(),
+        r#"{"numeric":true}"#
+    );
+    assert_eq!(
+        call(&t, &mut rx, "stray-id", "{}").await.unwrap(),
+        r#"{"real":true}"#
+    );
+    assert_eq!(
+        call(&t, &mut rx, "echo", r#"{"still":"up"}"#)
+            .await
+            .unwrap(),
+        r#"{"still":"up"}"#
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_answer_fails_its_request_only() {
+    let mut config = fixture(&[]);
+    config.max_message_bytes = 1024 * 1024;
+    let (t, mut rx) = connect(config);
+    let err = call(&t, &mut rx, "big", r#"{"bytes":209715200}"#)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Message exceeds maxMessageBytes (1048576 bytes)"
+    );
+    assert_eq!(
+        call(&t, &mut rx, "echo", r#"{"after":"big"}"#)
+            .await
+            .unwrap(),
+        r#"{"after":"big"}"#
+    );
+}
+
+#[tokio::test]
+async fn timeout_fails_the_request_and_tells_the_server() {
+    let (t, mut rx) = connect(fixture(&[]));
+    let id = t.request("no-reply", None, 50).unwrap();
+    let started = Instant::now();
+    let err = outcome(&mut rx, id, &mut Vec::new()).await.unwrap_err();
+    assert_eq!(err.to_string(), "Request timeout after 50ms");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let zero = t.request("echo", None, 0).unwrap();
+    assert_eq!(
+        outcome(&mut rx, zero, &mut Vec::new())
+            .await
+            .unwrap_err()
+            .to_string(),
+        "Request timeout after 0ms"
+    );
+    let received = call(&t, &mut rx, "received", "{}").await.unwrap();
+    assert!(
+        received.contains(&format!(r#"{{"method":"notifications/cancelled","params":{{"requestId":"{id}","reason":"Request timeout after 50ms"}}}}"#)),
+        "{received}"
+    );
+    // The 0 ms request was never sent, so there is nothing to cancel.
+    assert_eq!(
+        received.matches("notifications/cancelled").count(),
+        1,
+        "{received}"
+    );
+}
+
+#[tokio::test]
+async fn server_requests_get_ping_answers_and_method_not_found() {
+    let (t, mut rx) = connect(fixture(&[]));
+    let ping = call(&t, &mut rx, "reverse", r#"{"method":"ping"}"#)
+        .await
+        .unwrap();
+    assert!(ping.contains(r#""result":{}"#), "{ping}");
+    let other = call(&t, &mut rx, "reverse", r#"{"method":"roots/list"}"#)
+        .await
+        .unwrap();
+    assert!(
+        other.contains(r#""error":{"code":-32601,"message":"Method not found"}"#),
+        "{other}"
+    );
+}
+
+#[tokio::test]
+async fn a_crash_fails_pending_requests_with_exit_status_and_stderr() {
+    let (t, mut rx) = connect(fixture(&[]));
+    let pending = t.request("no-reply", None, 30_000).unwrap();
+    let crash = t
+        .request(
+            "crash",
+            Some(r#"{"code":7,"stderr":"fatal: out of cheese\n"}"#),
+            30_000,
+        )
+        .unwrap();
+    let mut events = Vec::new();
+    loop {
+        let e = next(&mut rx).await;
+        let closed = matches!(e, Event::Closed(_));
+        events.push(e);
+        if closed {
+            break;
+        }
+    }
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::Response { id, .. } if *id == pending || *id == crash))
+    );
+    let Some(Event::Error(Error::Closed { exit, stderr })) =
+        events.iter().find(|e| matches!(e, Event::Error(_)))
+    else {
+        panic!("no error event: {events:?}");
+    };
+    assert_eq!(exit.as_ref().unwrap().code, Some(7));
+    assert!(stderr.as_ref().unwrap().contains("out of cheese"));
+    match events.last() {
+        Some(Event::Closed(Some(e))) => assert_eq!(e.to_string(), "Transport closed"),
+        other => panic!("{other:?}"),
+    }
+    assert!(t.request("echo", None, 1000).is_err());
+}
+
+#[tokio::test]
+async fn stderr_flood_without_reading_stdin_does_not_deadlock() {
+    let (t, mut rx) = connect(fixture(&["--stderr-flood=10485760"]));
+    t.set_listeners(true, false);
+    let started = Instant::now();
+    assert_eq!(
+        call(&t, &mut rx, "echo", r#"{"x":1}"#).await.unwrap(),
+        r#"{"x":1}"#
+    );
+    assert!(started.elapsed() < Duration::from_secs(15));
+}
+
+#[tokio::test]
+async fn close_kills_a_sigterm_ignoring_server_and_its_grandchild() {
+    let mut config = fixture(&["--ignore-sigterm"]);
+    config.kill_grace_ms = 300;
+    let (mut t, mut rx) = connect(config);
+    let pid = t.pid().unwrap() as i32;
+    let grandchild = call(&t, &mut rx, "spawn-grandchild", "{}").await.unwrap();
+    let gpid: i32 = grandchild
+        .trim_start_matches("{\"pid\":")
+        .trim_end_matches('}')
+        .parse()
+        .unwrap();
+    assert!(group_alive(pid));
+    let started = Instant::now();
+    assert!(t.close());
+    loop {
+        if let Event::Closed(reason) = next(&mut rx).await {
+            assert!(reason.is_none());
+            break;
+        }
+    }
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(250) && took < Duration::from_millis(1500),
+        "{took:?}"
+    );
+    assert!(
+        !group_alive(pid),
+        "process group {pid} still has live members"
+    );
+    assert!(!alive(pid) && !alive(gpid));
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie that nobody reaped is not alive.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
+            state != "Z" && state != "X"
+        })
+        .unwrap_or(false)
+}
+
+#[tokio::test]
+async fn spawn_failure_names_command_and_reason() {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let mut t = StdioTransport::new(StdioConfig::new("/nonexistent/bin", &[]));
+    let err = t.connect(Arc::new(ChannelSink(tx))).unwrap_err();
+    assert_eq!(err.to_string(), "spawn /nonexistent/bin ENOENT");
+}
