@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Worker threads of the runtime. Two: the I/O is light, and the machine class has two cores.
-pub const WORKER_THREADS: usize = 2;
+pub const WORKER_THREADS: usize = 1;
 
 /// How long [`kill_all_children`] waits after SIGTERM before it sends SIGKILL. Short: it runs while
 /// the host process exits.

@@ -1,0 +1,260 @@
+// mcp-native: public type declarations (hand-written; the generated loader's are in native.d.ts).
+
+// ---------------------------------------------------------------------------------------------
+// JSON-RPC
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0'
+  id: string | number
+  method: string
+  params?: Record<string, unknown>
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0'
+  method: string
+  params?: Record<string, unknown>
+}
+
+export interface JsonRpcError {
+  code: number
+  message: string
+  data?: unknown
+}
+
+export interface JsonRpcResponse<T = unknown> {
+  jsonrpc: '2.0'
+  id: string | number
+  result?: T
+  error?: JsonRpcError
+}
+
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse
+
+// ---------------------------------------------------------------------------------------------
+// Server configuration (the .mcp.json shape)
+
+export interface MCPAuthConfig {
+  type: 'oauth' | 'apikey'
+  credentialId?: string
+}
+
+interface MCPServerConfigBase {
+  /** Default true. */
+  enabled?: boolean
+  /** Per-request timeout in milliseconds. Default 30000; 0 times out at once. */
+  timeout?: number
+  auth?: MCPAuthConfig
+}
+
+export interface MCPStdioServerConfig extends MCPServerConfigBase {
+  /** A missing type means stdio. */
+  type?: 'stdio'
+  command: string
+  args?: string[]
+  /** Merged over `process.env`. */
+  env?: Record<string, string>
+  /** Default: the project directory ($PWD when it is the process's working directory). */
+  cwd?: string
+  /** [beyond] Longest accepted message line in bytes; longer ones are discarded. Default 128 MiB. */
+  maxMessageBytes?: number
+  /** [beyond] How long close() waits after SIGTERM before SIGKILL. Default 2000. */
+  killGraceMs?: number
+}
+
+export interface MCPHttpServerConfig extends MCPServerConfigBase {
+  type: 'http'
+  url: string
+  headers?: Record<string, string>
+}
+
+export interface MCPSseServerConfig extends MCPServerConfigBase {
+  type: 'sse'
+  url: string
+  headers?: Record<string, string>
+}
+
+export type MCPServerConfig = MCPStdioServerConfig | MCPHttpServerConfig | MCPSseServerConfig
+
+export interface MCPConfigFile {
+  mcpServers?: Record<string, MCPServerConfig>
+  disabledServers?: string[]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Protocol
+
+export interface MCPImplementation {
+  name: string
+  version: string
+}
+
+export interface MCPClientCapabilities {
+  roots?: { listChanged?: boolean }
+  sampling?: Record<string, never>
+  experimental?: Record<string, unknown>
+}
+
+export interface MCPServerCapabilities {
+  tools?: { listChanged?: boolean }
+  resources?: { subscribe?: boolean; listChanged?: boolean }
+  prompts?: { listChanged?: boolean }
+  logging?: Record<string, never>
+  experimental?: Record<string, unknown>
+}
+
+export interface MCPInitializeParams {
+  protocolVersion: string
+  capabilities: MCPClientCapabilities
+  clientInfo: MCPImplementation
+}
+
+export interface MCPInitializeResult {
+  protocolVersion: string
+  capabilities: MCPServerCapabilities
+  serverInfo: MCPImplementation
+  instructions?: string
+}
+
+export interface MCPToolDefinition {
+  name: string
+  description?: string
+  inputSchema: {
+    type: 'object'
+    properties?: Record<string, unknown>
+    required?: string[]
+    [key: string]: unknown
+  }
+}
+
+export interface MCPToolsListResult {
+  tools: MCPToolDefinition[]
+  nextCursor?: string
+}
+
+export interface MCPToolCallParams {
+  name: string
+  arguments?: Record<string, unknown>
+}
+
+export interface MCPTextContent {
+  type: 'text'
+  text: string
+}
+
+export interface MCPImageContent {
+  type: 'image'
+  data: string
+  mimeType: string
+}
+
+export interface MCPResourceContent {
+  type: 'resource'
+  resource: { uri: string; mimeType?: string; text?: string; blob?: string }
+}
+
+export type MCPContent = MCPTextContent | MCPImageContent | MCPResourceContent
+
+export interface MCPToolCallResult {
+  content: MCPContent[]
+  isError?: boolean
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transport contract
+
+export interface MCPRequestOptions {
+  /** Aborting rejects the request with `signal.reason` and tells the server. */
+  signal?: AbortSignal
+  /** [beyond] Overrides `config.timeout` for this request (milliseconds). */
+  timeout?: number
+}
+
+/** [beyond] Handler for server→client requests; its value (or thrown error) is the reply. */
+export type MCPRequestHandler = (method: string, params: unknown) => unknown | Promise<unknown>
+
+export interface MCPTransport {
+  request<T = unknown>(method: string, params?: Record<string, unknown>, options?: MCPRequestOptions): Promise<T>
+  notify(method: string, params?: Record<string, unknown>): Promise<void>
+  close(): Promise<void>
+  readonly connected: boolean
+  onClose?: () => void
+  onError?: (error: Error) => void
+  onNotification?: (method: string, params: unknown) => void
+  /** [beyond] */
+  onRequest?: MCPRequestHandler
+}
+
+export type TransportFactory = (config: MCPServerConfig) => Promise<MCPTransport>
+
+// ---------------------------------------------------------------------------------------------
+// Client state
+
+export interface SourceMeta {
+  provider: string
+  providerName: string
+  path: string
+  level: 'user' | 'project' | 'native'
+}
+
+export interface MCPServerConnection {
+  name: string
+  config: MCPServerConfig
+  transport: MCPTransport
+  serverInfo: MCPImplementation
+  capabilities: MCPServerCapabilities
+  tools?: MCPToolDefinition[]
+  _source?: SourceMeta
+}
+
+export interface MCPToolWithServer {
+  server: MCPServerConnection
+  tool: MCPToolDefinition
+}
+
+/**
+ * Errors are plain `Error`s; these optional members say more. [beyond]
+ * `code`: `MCP_TIMEOUT`, `MCP_TRANSPORT_CLOSED`, `MCP_NOT_CONNECTED`, `MCP_RPC_ERROR`,
+ * `MCP_MESSAGE_TOO_LARGE`, or the OS error name (`ENOENT`) for a failed spawn.
+ */
+export interface MCPError extends Error {
+  code?: string
+  /** JSON-RPC `error.code`. */
+  rpcCode?: number
+  /** JSON-RPC `error.data`. */
+  data?: unknown
+  /** Stdio: exit code of a server that ended on its own. */
+  exitCode?: number | null
+  /** Stdio: signal that ended the server. */
+  signal?: string | null
+  /** Stdio: the last 64 KiB of the server's stderr. */
+  stderr?: string
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transports
+
+/** MCP over a child process's stdin/stdout, newline-delimited JSON. */
+export declare class StdioTransport implements MCPTransport {
+  /** Spawns nothing; `connect()` does. */
+  constructor(config: MCPStdioServerConfig)
+  readonly config: MCPStdioServerConfig
+  readonly connected: boolean
+  /** [beyond] The server's process id while connected. */
+  readonly pid: number | null
+  onClose?: () => void
+  onError?: (error: Error) => void
+  onNotification?: (method: string, params: unknown) => void
+  /** [beyond] Receives the server's stderr as it arrives. */
+  onStderr?: (chunk: string) => void
+  /** [beyond] Answers server→client requests other than `ping`. */
+  onRequest?: MCPRequestHandler
+  /** Spawns the server; resolves once the process has started. No-op while connected. */
+  connect(): Promise<void>
+  request<T = unknown>(method: string, params?: Record<string, unknown>, options?: MCPRequestOptions): Promise<T>
+  notify(method: string, params?: Record<string, unknown>): Promise<void>
+  /** Closes stdin, SIGTERMs the process group, SIGKILLs after `killGraceMs`, reaps; then onClose. */
+  close(): Promise<void>
+}
+
+export declare function createStdioTransport(config: MCPStdioServerConfig): Promise<StdioTransport>
