@@ -66,6 +66,10 @@ class StdioTransport {
     this._closing = null
     this._closeDone = null
     this._holder = { strong: null }
+    this._nextId = 1
+    this._queue = []
+    this._flushQueued = false
+    this._flush = () => this._flushNow()
     this._native = new native.NativeStdio(makeEventHandler(new WeakRef(this), this._holder))
   }
 
@@ -149,17 +153,20 @@ class StdioTransport {
     }
     const t = options && options.timeout !== undefined ? options.timeout : this.config && this.config.timeout
     const timeout = t === undefined || t === null ? DEFAULT_TIMEOUT : Number(t)
+    const id = this._nextId++
+    // Requests made in the same tick go to Rust together: one call, one write.
+    this._queue.push(id, timeout, JSON.stringify(String(method)), body)
+    if (!this._flushQueued) {
+      this._flushQueued = true
+      queueMicrotask(this._flush)
+    }
     return new Promise((resolve, reject) => {
-      const id = this._native.request(String(method), body, timeout)
-      if (id === 0) {
-        reject(transportClosed())
-        return
-      }
-      const entry = { resolve, reject, signal, onAbort: undefined }
+      const entry = { resolve, reject, signal, onAbort: undefined, queued: true }
       if (signal) {
         entry.onAbort = () => {
           if (!this._settle(id)) return
-          this._native.cancel(id, reasonText(signal.reason))
+          // Still queued: it is simply never sent. Sent: Rust tells the server.
+          if (!entry.queued) this._native.cancel(id, reasonText(signal.reason))
           reject(signal.reason)
         }
         signal.addEventListener('abort', entry.onAbort, { once: true })
@@ -167,6 +174,29 @@ class StdioTransport {
       this._pending.set(id, entry)
       this._hold()
     })
+  }
+
+  _flushNow() {
+    this._flushQueued = false
+    const q = this._queue
+    if (q.length === 0) return
+    this._queue = []
+    let batch = ''
+    const sent = []
+    for (let i = 0; i < q.length; i += 4) {
+      const entry = this._pending.get(q[i])
+      if (!entry) continue // aborted before it was sent
+      entry.queued = false
+      sent.push(q[i])
+      batch += q[i] + ' ' + q[i + 1] + ' ' + q[i + 2] + q[i + 3] + '\n'
+    }
+    if (batch !== '' && !this._native.sendRequests(batch)) {
+      // The connection just ended; its `closed` event rejects the rest with the details.
+      for (const id of sent) {
+        const entry = this._settle(id)
+        if (entry) entry.reject(transportClosed())
+      }
+    }
   }
 
   /** Removes a pending entry with its abort listener; false if it had already settled. */
@@ -191,6 +221,7 @@ class StdioTransport {
       return
     }
     this._connected = false
+    this._queue = []
     this._rejectAll(transportClosed())
     this._hold()
     this._closing = new Promise((resolve) => {

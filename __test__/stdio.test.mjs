@@ -174,13 +174,20 @@ describe('deadlines and cancellation', () => {
     expect(error.name).toBe('AbortError')
     const ac2 = new AbortController()
     const p2 = t.request('no-reply', {}, { signal: ac2.signal })
+    await new Promise((r) => setTimeout(r, 10))
     ac2.abort('plain string reason')
     await expect(p2).rejects.toBe('plain string reason')
+    // Aborted in the same tick it was made: never written, so nothing to cancel.
+    const ac3 = new AbortController()
+    const p3 = t.request('echo', { marker: 'same-tick' }, { signal: ac3.signal })
+    ac3.abort()
+    await expect(p3).rejects.toBe(ac3.signal.reason)
     const cancelled = await waitFor(async () => {
       const c = (await notificationsSeen(t)).filter((n) => n.method === 'notifications/cancelled')
       return c.length === 2 && c
     })
     expect(cancelled.map((n) => n.params.reason)).toEqual([ac.signal.reason.message, 'plain string reason'])
+    expect((await requestsSeen(t)).some((r) => r.params?.marker === 'same-tick')).toBe(false)
   })
 
   it('leaves no abort listener on a long-lived signal after 10,000 requests', async () => {

@@ -189,11 +189,20 @@ fn push_params(out: &mut Vec<u8>, params: Option<&str>) {
 /// `{"jsonrpc":"2.0","id":"<id>","method":<method>,"params":<params ?? {}>}` plus `\n`.
 /// `params` must be JSON text (the binding gets it from `JSON.stringify`).
 pub fn request_frame(id: u64, method: &str, params: Option<&str>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(48 + method.len() + params.map_or(2, str::len));
+    request_frame_json(
+        id,
+        &serde_json::to_string(method).expect("string serialization"),
+        params,
+    )
+}
+
+/// [`request_frame`] with the method already as JSON string text (`"\"tools/call\""`).
+pub fn request_frame_json(id: u64, method_json: &str, params: Option<&str>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(48 + method_json.len() + params.map_or(2, str::len));
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"");
     out.extend_from_slice(id.to_string().as_bytes());
     out.extend_from_slice(b"\",\"method\":");
-    push_json_str(&mut out, method);
+    out.extend_from_slice(method_json.as_bytes());
     push_params(&mut out, params);
     out
 }

@@ -28,6 +28,8 @@ struct Batch {
 /// The batching [`EventSink`] over one threadsafe function.
 pub struct BatchSink {
     batch: Arc<Mutex<Batch>>,
+    /// Notified on the JS thread each time a batch is taken (see `EventSink::backlog`).
+    taken: Arc<tokio::sync::Notify>,
     /// Locked only to call it or to (un)ref it; `refer`/`unref` need `&mut`.
     tsfn: Mutex<EventCallback>,
 }
@@ -36,21 +38,26 @@ impl BatchSink {
     /// Wraps the JS callback `on_events(batchText)`.
     pub fn new(callback: Function<'_, String, Unknown<'static>>) -> Result<Arc<Self>> {
         let batch: Arc<Mutex<Batch>> = Arc::default();
-        let taken = batch.clone();
+        let queue = batch.clone();
+        let taken: Arc<tokio::sync::Notify> = Arc::default();
+        let signal = taken.clone();
         let tsfn = callback
             .build_threadsafe_function::<()>()
             .callee_handled::<false>()
             .weak::<true>()
             .build_callback(move |_ctx| {
                 // Runs on the JS thread: take everything queued so far as one batch.
-                let mut b = taken.lock().unwrap_or_else(|e| e.into_inner());
+                let mut b = queue.lock().unwrap_or_else(|e| e.into_inner());
                 b.scheduled = false;
                 let mut text = std::mem::take(&mut b.text);
+                drop(b);
+                signal.notify_one();
                 text.push(']');
                 Ok(text)
             })?;
         Ok(Arc::new(BatchSink {
             batch,
+            taken,
             tsfn: Mutex::new(tsfn),
         }))
     }
@@ -65,10 +72,24 @@ impl BatchSink {
 
 impl EventSink for BatchSink {
     fn emit(&self, event: Event) {
+        self.emit_all(vec![event]);
+    }
+
+    fn backlog(&self) -> Option<&tokio::sync::Notify> {
+        let b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        b.scheduled.then_some(&*self.taken)
+    }
+
+    fn emit_all(&self, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
         let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
-        let sep = if b.text.is_empty() { '[' } else { ',' };
-        b.text.push(sep);
-        write_event(&mut b.text, &event);
+        for event in &events {
+            let sep = if b.text.is_empty() { '[' } else { ',' };
+            b.text.push(sep);
+            write_event(&mut b.text, event);
+        }
         if !b.scheduled {
             b.scheduled = true;
             drop(b);

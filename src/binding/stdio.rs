@@ -8,13 +8,39 @@ use napi_derive::napi;
 
 use super::errors::descriptor_text;
 use super::sink::BatchSink;
-use crate::transport::stdio::{StdioConfig, StdioTransport};
+use crate::transport::stdio::{OutgoingRequest, StdioConfig, StdioTransport};
 
 /// Low-level stdio transport. Use `StdioTransport` from the package root instead.
 #[napi]
 pub struct NativeStdio {
     inner: StdioTransport,
     sink: Arc<BatchSink>,
+}
+
+/// One line of the `sendRequests` batch: `<id> <timeoutMs> <method JSON string><params JSON>`.
+fn parse_request_line(line: &str) -> Option<OutgoingRequest<'_>> {
+    let (id, rest) = line.split_once(' ')?;
+    let (timeout, rest) = rest.split_once(' ')?;
+    let bytes = rest.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut i = 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    let end = (i < bytes.len()).then_some(i + 1)?;
+    let timeout_ms = timeout
+        .parse::<f64>()
+        .ok()
+        .filter(|t| *t > 0.0)
+        .map_or(0, |t| t.ceil().min(u64::MAX as f64) as u64);
+    Some(OutgoingRequest {
+        id: id.parse().ok()?,
+        method_json: &rest[..end],
+        params: Some(&rest[end..]).filter(|p| !p.is_empty()),
+        timeout_ms,
+    })
 }
 
 fn as_id(id: f64) -> u64 {
@@ -56,18 +82,16 @@ impl NativeStdio {
             .map(|e| descriptor_text(&e))
     }
 
-    /// Queues a request; returns its id (> 0), or 0 when the connection is gone (a `closed` event
-    /// is then on its way).
+    /// Sends the requests queued by `index.js` in one tick, as one text of lines
+    /// `<id> <timeoutMs> <method as JSON string><params JSON>\n` (JSON text never holds a raw
+    /// newline). Returns false when the connection is gone (a `closed` event is on its way).
     #[napi]
-    pub fn request(&self, method: String, params: Option<String>, timeout_ms: f64) -> f64 {
-        let timeout = if timeout_ms.is_nan() || timeout_ms <= 0.0 {
-            0
-        } else {
-            timeout_ms.ceil().min(u64::MAX as f64) as u64
-        };
-        self.inner
-            .request(&method, params.as_deref(), timeout)
-            .map_or(0.0, |id| id as f64)
+    pub fn send_requests(&self, batch: String) -> bool {
+        let requests: Vec<OutgoingRequest<'_>> = batch
+            .split_terminator('\n')
+            .filter_map(parse_request_line)
+            .collect();
+        self.inner.send_requests(&requests).is_ok()
     }
 
     /// Queues a notification; false when the connection is gone.
@@ -116,5 +140,28 @@ impl NativeStdio {
     #[napi(getter)]
     pub fn pid(&self) -> Option<u32> {
         self.inner.pid()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_request_line;
+
+    #[test]
+    fn request_lines() {
+        let r = parse_request_line(r#"12 30000 "tools/call"{"name":"x"}"#).unwrap();
+        assert_eq!(
+            (r.id, r.timeout_ms, r.method_json, r.params),
+            (12, 30000, r#""tools/call""#, Some(r#"{"name":"x"}"#))
+        );
+        let r = parse_request_line(r#"3 0.5 "a\"b\\"{}"#).unwrap();
+        assert_eq!(
+            (r.timeout_ms, r.method_json, r.params),
+            (1, r#""a\"b\\""#, Some("{}"))
+        );
+        let r = parse_request_line(r#"4 NaN "m""#).unwrap();
+        assert_eq!((r.timeout_ms, r.params), (0, None));
+        assert!(parse_request_line(r#"x 1 "m"{}"#).is_none());
+        assert!(parse_request_line(r#"1 1 "unterminated"#).is_none());
     }
 }

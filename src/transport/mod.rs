@@ -4,12 +4,10 @@
 
 pub mod stdio;
 
-use std::collections::HashMap;
-use std::task::{Context, Poll};
-use std::time::Duration;
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
-use tokio_util::time::{DelayQueue, delay_queue};
 
 use crate::error::Error;
 
@@ -64,38 +62,61 @@ pub enum Event {
 pub trait EventSink: Send + Sync + 'static {
     /// Delivers one event. Events of one transport are emitted in order.
     fn emit(&self, event: Event);
+
+    /// Delivers events that arrived together (one read), in order, as one unit where the sink
+    /// can: a batching sink then wakes its consumer once instead of once per event.
+    fn emit_all(&self, events: Vec<Event>) {
+        for event in events {
+            self.emit(event);
+        }
+    }
+
+    /// The consumer's pacing, if it has one: `Some(signal)` while events emitted earlier still
+    /// wait to be taken; `signal` is notified when they are. A transport then reads no more input
+    /// until that happens, so that answers arriving meanwhile are read and delivered together
+    /// (one wake-up of the consumer for many answers, and larger reads for the server too).
+    fn backlog(&self) -> Option<&tokio::sync::Notify> {
+        None
+    }
 }
 
 /// One pending request.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct Entry {
-    timer: Option<delay_queue::Key>,
+    deadline: Instant,
     timeout_ms: u64,
-    /// True once the frame was handed to the writer (so the server may have seen it).
-    pub written: bool,
 }
 
-/// The pending-request table of one connection, owned by its I/O task. Each settlement removes
-/// the entry and its timer together, exactly once.
+impl Entry {
+    /// The request's deadline in milliseconds, as configured.
+    pub fn timeout_ms(&self) -> u64 {
+        self.timeout_ms
+    }
+}
+
+/// The pending-request table of one connection: entries by id plus their deadlines in order, so
+/// that the earliest deadline is known without a scan. Each settlement removes the entry and its
+/// deadline together, exactly once. Pure data: the transport decides when to look at the clock.
 #[derive(Debug, Default)]
 pub struct Pending {
     entries: HashMap<u64, Entry>,
-    timers: DelayQueue<u64>,
+    deadlines: BTreeSet<(Instant, u64)>,
 }
 
 impl Pending {
-    /// Registers request `id` with its deadline.
-    pub fn insert(&mut self, id: u64, timeout_ms: u64) {
+    /// Registers request `id`; returns its deadline.
+    pub fn insert(&mut self, id: u64, timeout_ms: u64, now: Instant) -> Instant {
         let timeout_ms = timeout_ms.min(MAX_TIMEOUT_MS);
-        let timer = self.timers.insert(id, Duration::from_millis(timeout_ms));
+        let deadline = now + Duration::from_millis(timeout_ms);
+        self.deadlines.insert((deadline, id));
         self.entries.insert(
             id,
             Entry {
-                timer: Some(timer),
+                deadline,
                 timeout_ms,
-                written: false,
             },
         );
+        deadline
     }
 
     /// Whether `id` is still pending.
@@ -103,20 +124,31 @@ impl Pending {
         self.entries.contains_key(&id)
     }
 
-    /// Marks `id` as handed to the writer.
-    pub fn mark_written(&mut self, id: u64) {
-        if let Some(e) = self.entries.get_mut(&id) {
-            e.written = true;
-        }
+    /// Removes `id` and its deadline; `None` if it was not pending (already settled).
+    pub fn settle(&mut self, id: u64) -> Option<Entry> {
+        let entry = self.entries.remove(&id)?;
+        self.deadlines.remove(&(entry.deadline, id));
+        Some(entry)
     }
 
-    /// Removes `id` and its timer; `None` if it was not pending (already settled).
-    pub fn settle(&mut self, id: u64) -> Option<Entry> {
-        let mut entry = self.entries.remove(&id)?;
-        if let Some(key) = entry.timer.take() {
-            self.timers.remove(&key);
+    /// The earliest deadline of all pending requests.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.deadlines.first().map(|(d, _)| *d)
+    }
+
+    /// Removes and returns every request whose deadline is at or before `now`, earliest first.
+    pub fn expire(&mut self, now: Instant) -> Vec<(u64, Entry)> {
+        let mut out = Vec::new();
+        while let Some(&(deadline, id)) = self.deadlines.first() {
+            if deadline > now {
+                break;
+            }
+            self.deadlines.pop_first();
+            if let Some(entry) = self.entries.remove(&id) {
+                out.push((id, entry));
+            }
         }
-        Some(entry)
+        out
     }
 
     /// Number of pending requests.
@@ -129,36 +161,10 @@ impl Pending {
         self.entries.is_empty()
     }
 
-    /// The next request whose deadline passed, removed, with its timeout in milliseconds.
-    /// Cancel-safe: it holds no state between polls.
-    pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<(u64, Entry)> {
-        loop {
-            match self.timers.poll_expired(cx) {
-                Poll::Ready(Some(expired)) => {
-                    let id = expired.into_inner();
-                    if let Some(mut entry) = self.entries.remove(&id) {
-                        entry.timer = None;
-                        return Poll::Ready((id, entry));
-                    }
-                }
-                // An empty queue answers `Ready(None)`; it has registered no waker then, but any
-                // insert happens on this same task before the next poll.
-                Poll::Ready(None) | Poll::Pending => return Poll::Pending,
-            }
-        }
-    }
-
-    /// Removes every entry (the transport closed); returns their ids.
-    pub fn drain(&mut self) -> Vec<u64> {
-        self.timers.clear();
-        self.entries.drain().map(|(id, _)| id).collect()
-    }
-}
-
-impl Entry {
-    /// The request's deadline in milliseconds.
-    pub fn timeout_ms(&self) -> u64 {
-        self.timeout_ms
+    /// Removes every entry (the transport closed).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.deadlines.clear();
     }
 }
 
@@ -166,19 +172,26 @@ impl Entry {
 mod tests {
     use super::*;
 
-    #[tokio::test(start_paused = true)]
-    async fn deadlines_fire_once_and_settled_requests_never_fire() {
+    #[test]
+    fn deadlines_expire_once_in_order_and_settled_requests_never_expire() {
         let mut p = Pending::default();
-        p.insert(1, 50);
-        p.insert(2, 100);
-        p.insert(3, 10);
+        let t0 = Instant::now();
+        p.insert(1, 50, t0);
+        p.insert(2, 100, t0);
+        p.insert(3, 10, t0);
+        assert_eq!(p.next_deadline(), Some(t0 + Duration::from_millis(10)));
         assert!(p.settle(3).is_some());
         assert!(p.settle(3).is_none());
-        let (id, e) = std::future::poll_fn(|cx| p.poll_expired(cx)).await;
-        assert_eq!((id, e.timeout_ms()), (1, 50));
-        assert!(p.settle(1).is_none());
-        let (id, _) = std::future::poll_fn(|cx| p.poll_expired(cx)).await;
-        assert_eq!(id, 2);
-        assert!(p.is_empty());
+        assert_eq!(p.next_deadline(), Some(t0 + Duration::from_millis(50)));
+        assert!(p.expire(t0 + Duration::from_millis(49)).is_empty());
+        let gone: Vec<u64> = p
+            .expire(t0 + Duration::from_millis(100))
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(gone, vec![1, 2]);
+        assert!(p.is_empty() && p.next_deadline().is_none());
+        p.insert(4, 0, t0);
+        assert_eq!(p.expire(t0).len(), 1);
     }
 }

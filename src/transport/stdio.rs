@@ -1,16 +1,24 @@
 //! The stdio transport (SPEC 3.2): a child process speaking newline-delimited JSON.
 //!
 //! [`StdioTransport`] is the caller's handle; each `connect` spawns the child and one owner task
-//! ([`Owner`]) that alone holds the pipes, the pending-request table and the outgoing queue.
-//! Callers talk to it through an unbounded command channel (every command is small, and a request
-//! whose frame waits in the queue keeps its deadline running), so the handle's methods never block.
-//! A second task drains stderr, keeping its tail. Shutdown is a fixed sequence: close stdin →
-//! SIGTERM to the process group → up to `kill_grace_ms` → SIGKILL → reap.
+//! ([`Owner`]) that reads stdout, fires deadlines, waits for stdin to drain and runs shutdown. A
+//! second task drains stderr, keeping its tail.
+//!
+//! The pending table ([`Table`]) and the outgoing queue ([`Writer`]) are shared by the caller's
+//! thread and the owner, each behind its own short mutex. This is deliberate (measured, see `bench/`): with a
+//! command channel every request woke the owner thread, and on a two-core machine that cost more
+//! than the whole plain-Node client. Now a request is registered and written to stdin directly on
+//! the caller's thread with one non-blocking `write`; the owner is woken only when stdin is full
+//! (backpressure: the frame waits in the queue, its deadline running) or when the new deadline is
+//! earlier than the one its timer is set to. Nothing blocks the caller: the lock is only held for
+//! table updates and non-blocking writes.
+//!
+//! Shutdown is a fixed sequence: close stdin → SIGTERM to the process group → up to
+//! `kill_grace_ms` → SIGKILL → reap.
 
 use std::collections::VecDeque;
-use std::future::Future;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,9 +26,10 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncReadExt, Interest};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
 
 use super::{Event, EventSink, Pending};
 use crate::error::{Error, ExitInfo};
@@ -38,8 +47,6 @@ pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
 /// After the child exits on its own, how long to keep reading stdout/stderr for what it wrote last
 /// (a grandchild may hold the pipes open forever).
 pub const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
-/// Frames queued together are written with one `write` up to this many bytes.
-pub const WRITE_BATCH_BYTES: usize = 1024 * 1024;
 
 /// How to start the server. Built by the binding from the JS config.
 #[derive(Debug, Clone, Deserialize)]
@@ -107,28 +114,201 @@ struct Flags {
     requests: AtomicBool,
 }
 
-enum Command {
-    Request {
-        id: u64,
-        frame: Vec<u8>,
-        timeout_ms: u64,
-    },
-    Send(Vec<u8>),
-    Cancel {
-        id: u64,
-        reason: String,
-    },
-    Close,
+/// Where a connection is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Open,
+    /// `close()` was called: run the close sequence and report [`Event::Closed`]`(None)`.
+    Closing,
+    /// The handle was dropped: run the close sequence silently.
+    Dropped,
+    /// The owner is finishing or finished; no more requests.
+    Ended,
+}
+
+/// One request of [`StdioTransport::send_requests`].
+#[derive(Debug, Clone, Copy)]
+pub struct OutgoingRequest<'a> {
+    /// Its id, unique for the transport's lifetime.
+    pub id: u64,
+    /// The method as JSON string text, quotes included.
+    pub method_json: &'a str,
+    /// The params as JSON text; `None` sends `{}`.
+    pub params: Option<&'a str>,
+    /// Its deadline in milliseconds; 0 fails at once without sending.
+    pub timeout_ms: u64,
+}
+
+struct Outgoing {
+    /// The request this frame carries, so that an unsent frame can be dropped on cancel.
+    id: Option<u64>,
+    frame: Vec<u8>,
+}
+
+/// Requests and lifecycle, shared by the caller's thread and the owner (behind [`Shared::table`]).
+struct Table {
+    state: State,
+    pending: Pending,
+    /// The deadline the owner's timer is set to; a request with an earlier one wakes the owner.
+    armed: Option<Instant>,
+}
+
+/// The outgoing side (behind [`Shared::out`]): frames in order, written without blocking by
+/// whichever thread has them, the rest waiting for stdin to drain.
+struct Writer {
+    /// Frames waiting for stdin to become writable, in order.
+    outbox: VecDeque<Outgoing>,
+    /// Bytes of the front frame already written.
+    front_written: usize,
+    /// The raw stdin descriptor while it is open. The owner closes it only after clearing this
+    /// under the lock, so no write can reach a reused descriptor.
+    stdin: Option<RawFd>,
+}
+
+impl Writer {
+    /// Queues `frame` and writes what stdin takes right now. Returns true when bytes are left
+    /// waiting where nothing was waiting before (the owner must then watch stdin).
+    fn send(&mut self, id: Option<u64>, frame: Vec<u8>) -> bool {
+        self.send_all(std::iter::once((id, frame)))
+    }
+
+    /// [`Writer::send`] for several frames, written together.
+    fn send_all(&mut self, frames: impl Iterator<Item = (Option<u64>, Vec<u8>)>) -> bool {
+        if self.stdin.is_none() {
+            return false; // stdin is gone: the frames cannot be delivered; deadlines still run
+        }
+        let was_idle = self.outbox.is_empty();
+        self.outbox
+            .extend(frames.map(|(id, frame)| Outgoing { id, frame }));
+        if was_idle {
+            self.flush();
+        }
+        was_idle && !self.outbox.is_empty()
+    }
+
+    /// Writes queued frames until stdin would block. Never blocks.
+    fn flush(&mut self) {
+        let Some(fd) = self.stdin else { return };
+        const MAX_IOV: usize = 64;
+        while !self.outbox.is_empty() {
+            let mut iov: Vec<libc::iovec> = Vec::with_capacity(self.outbox.len().min(MAX_IOV));
+            for (i, out) in self.outbox.iter().take(MAX_IOV).enumerate() {
+                let skip = if i == 0 { self.front_written } else { 0 };
+                let rest = &out.frame[skip..];
+                iov.push(libc::iovec {
+                    iov_base: rest.as_ptr() as *mut libc::c_void,
+                    iov_len: rest.len(),
+                });
+            }
+            // SAFETY: every iovec points into a frame owned by `self.outbox`, which is neither
+            // moved nor dropped during the call; `fd` is open (see `Writer::stdin`).
+            let n = unsafe { libc::writev(fd, iov.as_ptr(), iov.len() as libc::c_int) };
+            if n < 0 {
+                let err = std::io::Error::last_os_error();
+                match err.kind() {
+                    std::io::ErrorKind::Interrupted => continue,
+                    std::io::ErrorKind::WouldBlock => return,
+                    // The server closed its stdin: nothing more can be delivered.
+                    _ => {
+                        self.close();
+                        return;
+                    }
+                }
+            }
+            self.consume(n as usize);
+        }
+    }
+
+    /// Pops the frames that `n` written bytes completed.
+    fn consume(&mut self, mut n: usize) {
+        while n > 0 {
+            let Some(front) = self.outbox.front() else {
+                break;
+            };
+            let left = front.frame.len() - self.front_written;
+            if n >= left {
+                n -= left;
+                self.front_written = 0;
+                self.outbox.pop_front();
+            } else {
+                self.front_written += n;
+                n = 0;
+            }
+        }
+    }
+
+    /// After request `id` settled without an answer: drop its frame if no byte of it was written,
+    /// otherwise tell the server. Returns what [`Writer::send`] returns.
+    fn forget(&mut self, id: u64, reason: &str) -> bool {
+        match self.outbox.iter().position(|o| o.id == Some(id)) {
+            Some(pos) if pos > 0 || self.front_written == 0 => {
+                self.outbox.remove(pos);
+                false
+            }
+            _ => self.send(None, jsonrpc::cancelled_frame(id, reason)),
+        }
+    }
+
+    /// Stops all writing (stdin closed or broken).
+    fn close(&mut self) {
+        self.stdin = None;
+        self.outbox.clear();
+        self.front_written = 0;
+    }
+}
+
+/// One connection's shared parts. Two locks, never held together: the table (short: map and
+/// deadline updates) and the writer (held across a non-blocking `writev`), so that parsing
+/// answers and writing requests on two threads do not wait for each other.
+struct Shared {
+    table: Mutex<Table>,
+    out: Mutex<Writer>,
+    /// Frames are waiting in the writer's outbox (read by the owner without the lock).
+    backlog: AtomicBool,
+    /// Wakes the owner: new backlog, an earlier deadline, close.
+    wake: Notify,
+    sink: Arc<dyn EventSink>,
+}
+
+impl Shared {
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn out(&self) -> std::sync::MutexGuard<'_, Writer> {
+        self.out.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` on the writer, keeps [`Shared::backlog`] true to it, and wakes the owner when
+    /// `f` says a backlog started.
+    fn write_with(&self, f: impl FnOnce(&mut Writer) -> bool) {
+        let mut out = self.out();
+        let started = f(&mut out);
+        self.backlog
+            .store(!out.outbox.is_empty(), Ordering::Release);
+        drop(out);
+        if started {
+            self.wake.notify_one();
+        }
+    }
+
+    fn send(&self, id: Option<u64>, frame: Vec<u8>) {
+        self.write_with(|w| w.send(id, frame));
+    }
+
+    fn forget(&self, id: u64, reason: &str) {
+        self.write_with(|w| w.forget(id, reason));
+    }
 }
 
 struct Connection {
-    tx: mpsc::UnboundedSender<Command>,
+    shared: Arc<Shared>,
     pid: u32,
 }
 
 /// The caller's handle on a stdio server. Request ids are unique for the handle's lifetime,
-/// across reconnects. Dropping the handle closes the command channel; the owner task then runs
-/// the close sequence by itself, so nothing blocks and no process is left behind.
+/// across reconnects. Dropping the handle makes the owner task run the close sequence by itself,
+/// so nothing blocks and no process is left behind.
 pub struct StdioTransport {
     config: StdioConfig,
     next_id: AtomicU64,
@@ -157,17 +337,20 @@ impl StdioTransport {
         self.config = config;
     }
 
-    /// The server's process id while a connection exists.
-    pub fn pid(&self) -> Option<u32> {
+    fn open_conn(&self) -> Option<&Connection> {
         self.conn
             .as_ref()
-            .filter(|c| !c.tx.is_closed())
-            .map(|c| c.pid)
+            .filter(|c| c.shared.table().state == State::Open)
     }
 
-    /// Whether a connection's I/O task is running (it ends after the last [`Event::Closed`]).
-    pub fn is_running(&self) -> bool {
-        self.conn.as_ref().is_some_and(|c| !c.tx.is_closed())
+    /// The server's process id while the connection is open.
+    pub fn pid(&self) -> Option<u32> {
+        self.open_conn().map(|c| c.pid)
+    }
+
+    /// Whether a connection is open (it stops being open when it ends or `close` is called).
+    pub fn is_open(&self) -> bool {
+        self.open_conn().is_some()
     }
 
     /// Switches delivery of [`Event::Stderr`] and of server→client requests.
@@ -176,9 +359,10 @@ impl StdioTransport {
         self.flags.requests.store(requests, Ordering::Relaxed);
     }
 
-    /// Spawns the server and starts its I/O task; events go to `sink`. Resolves as soon as the
-    /// process exists. A previous connection must have ended (see [`Self::is_running`]).
+    /// Spawns the server and starts its I/O task; events go to `sink`. Returns as soon as the
+    /// process exists. A previous connection is dropped (and so cleaned up) first.
     pub fn connect(&mut self, sink: Arc<dyn EventSink>) -> Result<(), Error> {
+        self.drop_conn();
         let rt = runtime::runtime();
         let _enter = rt.enter();
         let mut child = spawn(&self.config)?;
@@ -190,43 +374,65 @@ impl StdioTransport {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
                 _ => unreachable!("all three pipes were requested"),
             };
-        let (tx, rx) = mpsc::unbounded_channel();
+        let stdin = match stdin_fd(stdin) {
+            Ok(fd) => fd,
+            Err(e) => {
+                runtime::signal_group(pgid, libc::SIGKILL);
+                runtime::unregister_group(registry_key);
+                return Err(Error::Io(format!("stdin setup failed: {e}")));
+            }
+        };
+        let shared = Arc::new(Shared {
+            table: Mutex::new(Table {
+                state: State::Open,
+                pending: Pending::default(),
+                armed: None,
+            }),
+            out: Mutex::new(Writer {
+                outbox: VecDeque::new(),
+                front_written: 0,
+                stdin: Some(stdin.as_raw_fd()),
+            }),
+            backlog: AtomicBool::new(false),
+            wake: Notify::new(),
+            sink: sink.clone(),
+        });
         let tail = Arc::new(Mutex::new(Tail::default()));
-        let stderr_task = rt.spawn(drain_stderr(
-            stderr,
-            tail.clone(),
-            self.flags.clone(),
-            sink.clone(),
-        ));
+        let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), self.flags.clone(), sink));
         let owner = Owner {
             child,
             pgid,
             registry_key,
             stdin: Some(stdin),
             stdout,
-            writing: None,
-            outbox: VecDeque::new(),
-            pending: Pending::default(),
             decoder: LineDecoder::new(self.config.max_message_bytes),
             max_message_bytes: self.config.max_message_bytes,
             kill_grace: Duration::from_millis(self.config.kill_grace_ms),
             flags: self.flags.clone(),
-            sink,
+            shared: shared.clone(),
             tail,
             stderr_task: Some(stderr_task),
-            rx,
         };
         rt.spawn(owner.run());
-        self.conn = Some(Connection { tx, pid });
+        self.conn = Some(Connection { shared, pid });
         Ok(())
     }
 
-    fn send(&self, cmd: Command) -> Result<(), Error> {
+    /// The shared parts of the open connection.
+    fn open_shared(&self) -> Result<&Arc<Shared>, Error> {
         let conn = self.conn.as_ref().ok_or(Error::NotConnected)?;
-        conn.tx.send(cmd).map_err(|_| Error::closed())
+        if conn.shared.table().state != State::Open {
+            return Err(Error::closed());
+        }
+        Ok(&conn.shared)
     }
 
-    /// Queues request `method` with `params` (JSON text, `None` → `{}`); returns its id. The
+    /// Allocates a request id (unique for the handle's lifetime, across reconnects).
+    pub fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Sends request `method` with `params` (JSON text, `None` → `{}`); returns its id. The
     /// outcome arrives as [`Event::Response`] or [`Event::Failed`] for that id, or with
     /// [`Event::Closed`]. A `timeout_ms` of 0 fails at once without sending.
     pub fn request(
@@ -235,44 +441,123 @@ impl StdioTransport {
         params: Option<&str>,
         timeout_ms: u64,
     ) -> Result<u64, Error> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let frame = jsonrpc::request_frame(id, method, params);
-        self.send(Command::Request {
+        let id = self.next_id();
+        let method_json = serde_json::to_string(method).expect("string serialization");
+        self.send_requests(&[OutgoingRequest {
             id,
-            frame,
+            method_json: &method_json,
+            params,
             timeout_ms,
-        })?;
+        }])?;
         Ok(id)
     }
 
-    /// Queues a notification.
+    /// Sends several requests at once (ids from [`Self::next_id`] or the caller's own unique
+    /// ones): one lock of the table, one `writev`. Outcomes arrive as for [`Self::request`].
+    pub fn send_requests(&self, requests: &[OutgoingRequest<'_>]) -> Result<(), Error> {
+        let conn = self.conn.as_ref().ok_or(Error::NotConnected)?;
+        let shared = &conn.shared;
+        let mut table = shared.table();
+        if table.state != State::Open {
+            return Err(Error::closed());
+        }
+        let now = Instant::now();
+        let mut earlier = false;
+        let mut frames = Vec::with_capacity(requests.len());
+        let mut immediate = Vec::new();
+        for r in requests {
+            if r.timeout_ms == 0 {
+                let error = Error::Timeout { ms: 0 };
+                immediate.push(Event::Failed { id: r.id, error });
+                continue;
+            }
+            // Registered before it is written, so that the answer always finds it.
+            let deadline = table.pending.insert(r.id, r.timeout_ms, now);
+            earlier |= table.armed.is_none_or(|armed| deadline < armed);
+            frames.push((
+                r.id,
+                jsonrpc::request_frame_json(r.id, r.method_json, r.params),
+            ));
+        }
+        drop(table);
+        if earlier {
+            shared.wake.notify_one();
+        }
+        shared.write_with(|w| w.send_all(frames.into_iter().map(|(id, f)| (Some(id), f))));
+        shared.sink.emit_all(immediate);
+        Ok(())
+    }
+
+    /// Sends a notification.
     pub fn notify(&self, method: &str, params: Option<&str>) -> Result<(), Error> {
-        self.send(Command::Send(jsonrpc::notification_frame(method, params)))
+        self.open_shared()?
+            .send(None, jsonrpc::notification_frame(method, params));
+        Ok(())
     }
 
     /// Answers a server→client request (`id` is the raw JSON id); `outcome` is the raw `result`
     /// or the raw `error` object.
     pub fn reply(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error> {
-        self.send(Command::Send(jsonrpc::reply_frame(id, outcome)))
+        self.open_shared()?
+            .send(None, jsonrpc::reply_frame(id, outcome));
+        Ok(())
     }
 
     /// Gives up on request `id` (caller abort): it is dropped from the queue if unsent, otherwise
     /// the server gets `notifications/cancelled` with `reason`. No event follows for it.
     pub fn cancel(&self, id: u64, reason: &str) {
-        let _ = self.send(Command::Cancel {
-            id,
-            reason: reason.to_string(),
-        });
-    }
-
-    /// Starts the close sequence. Returns false when there was no running connection; otherwise
-    /// [`Event::Closed`] follows once the process is gone.
-    pub fn close(&mut self) -> bool {
-        match self.conn.as_ref() {
-            Some(conn) => conn.tx.send(Command::Close).is_ok(),
-            None => false,
+        if let Ok(shared) = self.open_shared()
+            && shared.table().pending.settle(id).is_some()
+        {
+            shared.forget(id, reason);
         }
     }
+
+    /// Starts the close sequence. Returns false when there was no open connection; otherwise
+    /// [`Event::Closed`] follows once the process is gone.
+    pub fn close(&mut self) -> bool {
+        self.end_conn(State::Closing)
+    }
+
+    fn end_conn(&self, how: State) -> bool {
+        let Some(conn) = self.conn.as_ref() else {
+            return false;
+        };
+        let mut table = conn.shared.table();
+        if table.state != State::Open {
+            return false;
+        }
+        table.state = how;
+        drop(table);
+        conn.shared.wake.notify_one();
+        true
+    }
+
+    fn drop_conn(&mut self) {
+        self.end_conn(State::Dropped);
+        self.conn = None;
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        self.drop_conn();
+    }
+}
+
+/// Takes stdin out of tokio's hands as a non-blocking descriptor watched for writability.
+fn stdin_fd(stdin: ChildStdin) -> std::io::Result<AsyncFd<OwnedFd>> {
+    let fd = stdin.into_owned_fd()?;
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    // SAFETY: `fd` is an OwnedFd, open and moved into the AsyncFd, which owns it until dropped;
+    // OwnedFd::as_raw_fd always returns that same descriptor.
+    unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) }.map_err(|e| e.into_parts().1)
 }
 
 fn spawn(config: &StdioConfig) -> Result<Child, Error> {
@@ -392,22 +677,6 @@ fn take_utf8(bytes: &mut Vec<u8>) -> String {
     text
 }
 
-type WriteFuture = Pin<Box<dyn Future<Output = (ChildStdin, std::io::Result<()>)> + Send>>;
-
-struct Outgoing {
-    /// The request this frame carries, so that an unsent frame can be dropped on cancel.
-    id: Option<u64>,
-    frame: Vec<u8>,
-}
-
-/// Awaits the in-progress write, or never when there is none.
-async fn in_progress(writing: &mut Option<WriteFuture>) -> (ChildStdin, std::io::Result<()>) {
-    match writing {
-        Some(fut) => fut.await,
-        None => std::future::pending().await,
-    }
-}
-
 /// How the read loop ended.
 enum Ending {
     /// `close()` was called.
@@ -418,196 +687,188 @@ enum Ending {
     OnItsOwn { exit: Option<ExitStatus> },
 }
 
-/// The one task that owns a connection's pipes and pending requests.
+/// Waits until stdin can take more bytes, or never when there is nothing to wait for.
+async fn writable(stdin: &Option<AsyncFd<OwnedFd>>, wanted: bool) -> std::io::Result<()> {
+    match stdin {
+        Some(fd) if wanted => {
+            let mut guard = fd.writable().await?;
+            // The caller flushes under the lock; the next wait polls the descriptor afresh.
+            guard.clear_ready();
+            Ok(())
+        }
+        _ => std::future::pending().await,
+    }
+}
+
+/// The task that reads a connection's stdout, fires its deadlines, waits out stdin backpressure
+/// and runs its shutdown.
 struct Owner {
     child: Child,
     pgid: i32,
     registry_key: u64,
-    stdin: Option<ChildStdin>,
+    stdin: Option<AsyncFd<OwnedFd>>,
     stdout: ChildStdout,
-    writing: Option<WriteFuture>,
-    outbox: VecDeque<Outgoing>,
-    pending: Pending,
     decoder: LineDecoder,
     max_message_bytes: usize,
     kill_grace: Duration,
     flags: Arc<Flags>,
-    sink: Arc<dyn EventSink>,
+    shared: Arc<Shared>,
     tail: Arc<Mutex<Tail>>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
-    rx: mpsc::UnboundedReceiver<Command>,
 }
 
 impl Owner {
     async fn run(mut self) {
-        let ending = self.serve().await;
-        match ending {
+        match self.serve().await {
             Ending::Requested => {
-                self.pending.drain();
                 self.shutdown().await;
-                self.sink.emit(Event::Closed(None));
+                self.shared.sink.emit(Event::Closed(None));
             }
-            Ending::Dropped => {
-                self.pending.drain();
-                self.shutdown().await;
-            }
+            Ending::Dropped => self.shutdown().await,
             Ending::OnItsOwn { exit } => self.ended_on_its_own(exit).await,
         }
         runtime::unregister_group(self.registry_key);
     }
 
-    /// The read/write loop, until close, drop, exit or end of stdout.
+    /// Reads, writes and fires deadlines until close, drop, exit or end of stdout.
     async fn serve(&mut self) -> Ending {
+        let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+        let timer = tokio::time::sleep_until(far);
+        tokio::pin!(timer);
+        let mut timer_at: Option<Instant> = None;
         loop {
-            self.start_write();
+            let deadline = {
+                let mut table = self.shared.table();
+                match table.state {
+                    State::Open => {}
+                    State::Closing => return Ending::Requested,
+                    State::Dropped => return Ending::Dropped,
+                    State::Ended => unreachable!("only the owner ends a connection"),
+                }
+                table.armed = table.pending.next_deadline();
+                table.armed
+            };
+            let backlog = self.shared.backlog.load(Ordering::Acquire);
+            let sink = self.shared.sink.clone();
+            let undelivered = sink.backlog();
+            if deadline != timer_at {
+                timer_at = deadline;
+                timer
+                    .as_mut()
+                    .reset(deadline.map_or(far, tokio::time::Instant::from_std));
+            }
             tokio::select! {
                 biased;
                 // Cancel-safe: read_buf only returns after bytes are in the decoder's buffer.
-                read = self.stdout.read_buf(self.decoder.read_buf()) => match read {
+                // Paused while the consumer has not taken what was read before (see
+                // `EventSink::backlog`): what arrives meanwhile is then read in one go.
+                read = self.stdout.read_buf(self.decoder.read_buf()), if undelivered.is_none() => match read {
                     Ok(0) => {
-                        if let Some(frame) = self.decoder.finish() {
-                            self.on_frame(frame);
-                        }
-                        return Ending::OnItsOwn { exit: None };
+                        let last = self.decoder.finish();
+                        self.on_frames(last.into_iter());
+                        return self.ended(None);
                     }
                     Ok(_) => {
-                        while let Some(frame) = self.decoder.next_frame() {
-                            self.on_frame(frame);
-                        }
+                        let frames: Vec<Frame> = std::iter::from_fn(|| self.decoder.next_frame()).collect();
+                        self.on_frames(frames.into_iter());
                     }
                     Err(e) => {
-                        self.sink.emit(Event::Error(Error::Io(format!("stdout read failed: {e}"))));
-                        return Ending::OnItsOwn { exit: None };
+                        self.shared.sink.emit(Event::Error(Error::Io(format!("stdout read failed: {e}"))));
+                        return self.ended(None);
                     }
                 },
-                // Cancel-safe: the write future lives in `self.writing` across iterations.
-                (stdin, result) = in_progress(&mut self.writing) => {
-                    self.writing = None;
-                    match result {
-                        Ok(()) => self.stdin = Some(stdin),
-                        // The server closed its stdin: later frames cannot be delivered; their
-                        // requests time out or fail when the process ends.
-                        Err(_) => self.outbox.clear(),
-                    }
-                },
-                // Cancel-safe: mpsc::Receiver::recv.
-                cmd = self.rx.recv() => match cmd {
-                    Some(Command::Close) => return Ending::Requested,
-                    None => return Ending::Dropped,
-                    Some(cmd) => self.on_command(cmd),
-                },
-                // Cancel-safe: poll_expired keeps no state between polls.
-                (id, entry) = std::future::poll_fn(|cx| self.pending.poll_expired(cx)) => {
-                    let error = Error::Timeout { ms: entry.timeout_ms() };
-                    self.forget(id, entry.written, &error.to_string());
-                    self.sink.emit(Event::Failed { id, error });
-                },
-                // Cancel-safe: Child::wait only records the status once the process is reaped.
-                status = self.child.wait() => {
-                    return Ending::OnItsOwn { exit: status.ok() };
-                },
-            }
-        }
-    }
-
-    fn on_command(&mut self, cmd: Command) {
-        match cmd {
-            Command::Request {
-                id,
-                frame,
-                timeout_ms,
-            } => {
-                if timeout_ms == 0 {
-                    self.sink.emit(Event::Failed {
-                        id,
-                        error: Error::Timeout { ms: 0 },
+                // Cancel-safe: waiting for writability holds no data.
+                ready = writable(&self.stdin, backlog) => {
+                    self.shared.write_with(|w| {
+                        match ready {
+                            Ok(()) => w.flush(),
+                            Err(_) => w.close(),
+                        }
+                        false
                     });
-                    return;
-                }
-                self.pending.insert(id, timeout_ms);
-                self.outbox.push_back(Outgoing {
-                    id: Some(id),
-                    frame,
-                });
+                },
+                // Cancel-safe: a notification that arrives while not waiting is kept as a permit.
+                () = self.shared.wake.notified() => {},
+                // Cancel-safe: as above; the consumer took the last batch, so read again.
+                () = async { undelivered.expect("enabled only when set").notified().await }, if undelivered.is_some() => {},
+                // Cancel-safe: the timer is kept across iterations.
+                () = &mut timer, if deadline.is_some() => self.expire(),
+                // Cancel-safe: Child::wait only records the status once the process is reaped.
+                status = self.child.wait() => return self.ended(status.ok()),
             }
-            Command::Send(frame) => self.outbox.push_back(Outgoing { id: None, frame }),
-            Command::Cancel { id, reason } => {
-                if let Some(entry) = self.pending.settle(id) {
-                    self.forget(id, entry.written, &reason);
-                }
-            }
-            Command::Close => unreachable!("handled by serve"),
         }
     }
 
-    /// After a request settled without an answer: drop its unsent frame, or tell the server.
-    fn forget(&mut self, id: u64, written: bool, reason: &str) {
-        if written {
-            self.outbox.push_back(Outgoing {
-                id: None,
-                frame: jsonrpc::cancelled_frame(id, reason),
-            });
-        } else {
-            self.outbox.retain(|o| o.id != Some(id));
+    /// Marks the connection ended (no more requests) and says how.
+    fn ended(&self, exit: Option<ExitStatus>) -> Ending {
+        let mut table = self.shared.table();
+        match table.state {
+            State::Closing => Ending::Requested,
+            State::Dropped => Ending::Dropped,
+            _ => {
+                table.state = State::Ended;
+                Ending::OnItsOwn { exit }
+            }
         }
     }
 
-    /// Starts writing the queued frames (several at once, up to [`WRITE_BATCH_BYTES`]) when stdin
-    /// is idle. Stdin's own backpressure paces the writes.
-    fn start_write(&mut self) {
-        if self.writing.is_some() || self.outbox.is_empty() {
+    fn expire(&mut self) {
+        let expired = self.shared.table().pending.expire(Instant::now());
+        let mut events = Vec::with_capacity(expired.len());
+        for (id, entry) in expired {
+            let error = Error::Timeout {
+                ms: entry.timeout_ms(),
+            };
+            self.shared.forget(id, &error.to_string());
+            events.push(Event::Failed { id, error });
+        }
+        self.shared.sink.emit_all(events);
+    }
+
+    /// Handles the frames of one read: parses them without the lock, then settles their requests
+    /// and queues replies under one short lock, then delivers all their events as one batch.
+    fn on_frames(&self, frames: impl Iterator<Item = Frame>) {
+        let mut events = Vec::new();
+        let mut replies = Vec::new();
+        for frame in frames {
+            match frame {
+                Frame::Line(line) => self.on_message(&line, &mut events, &mut replies),
+                Frame::Oversized { prefix } => {
+                    if let Some(id) = jsonrpc::sniff_id(&prefix) {
+                        let limit = self.max_message_bytes;
+                        events.push(Event::Failed {
+                            id,
+                            error: Error::MessageTooLarge { limit },
+                        });
+                    }
+                }
+            }
+        }
+        if events.is_empty() && replies.is_empty() {
             return;
         }
-        let Some(mut stdin) = self.stdin.take() else {
-            return;
-        };
-        let mut batch = Vec::new();
-        while let Some(next) = self.outbox.front() {
-            if !batch.is_empty() && batch.len() + next.frame.len() > WRITE_BATCH_BYTES {
-                break;
+        let mut table = self.shared.table();
+        // Answers to unknown (or already settled) requests are dropped here.
+        events.retain(|e| match e {
+            Event::Response { id, .. } | Event::Failed { id, .. } => {
+                table.pending.settle(*id).is_some()
             }
-            let out = self.outbox.pop_front().expect("front exists");
-            if let Some(id) = out.id {
-                self.pending.mark_written(id);
-            }
-            if batch.is_empty() {
-                batch = out.frame;
-            } else {
-                batch.extend_from_slice(&out.frame);
-            }
+            _ => true,
+        });
+        drop(table);
+        for frame in replies {
+            self.shared.send(None, frame);
         }
-        self.writing = Some(Box::pin(async move {
-            let result = stdin.write_all(&batch).await;
-            (stdin, result)
-        }));
+        self.shared.sink.emit_all(events);
     }
 
-    fn on_frame(&mut self, frame: Frame) {
-        match frame {
-            Frame::Line(line) => self.on_message(&line),
-            Frame::Oversized { prefix } => {
-                if let Some(id) = jsonrpc::sniff_id(&prefix)
-                    && self.pending.settle(id).is_some()
-                {
-                    let error = Error::MessageTooLarge {
-                        limit: self.max_message_bytes,
-                    };
-                    self.sink.emit(Event::Failed { id, error });
-                }
-            }
-        }
-    }
-
-    fn on_message(&mut self, line: &[u8]) {
+    fn on_message(&self, line: &[u8], events: &mut Vec<Event>, replies: &mut Vec<Vec<u8>>) {
         match jsonrpc::classify(line) {
             Incoming::Response { id, outcome } => {
                 let Some(id) = jsonrpc::our_id(id) else {
                     return;
                 };
-                if self.pending.settle(id).is_none() {
-                    return; // unknown or late: dropped
-                }
-                self.sink.emit(match outcome {
+                events.push(match outcome {
                     Ok(result) => Event::Response {
                         id,
                         result: result.map(RawValue::to_owned),
@@ -618,27 +879,24 @@ impl Owner {
                     },
                 });
             }
-            Incoming::Notification { method, params } => self.sink.emit(Event::Notification {
+            Incoming::Notification { method, params } => events.push(Event::Notification {
                 method,
                 params: params.map(RawValue::to_owned),
             }),
             Incoming::Request { id, method, params } => {
                 if method == "ping" {
-                    self.outbox.push_back(Outgoing {
-                        id: None,
-                        frame: jsonrpc::reply_frame(id.get(), Ok("{}")),
-                    });
+                    replies.push(jsonrpc::reply_frame(id.get(), Ok("{}")));
                 } else if self.flags.requests.load(Ordering::Relaxed) {
-                    self.sink.emit(Event::Request {
+                    events.push(Event::Request {
                         id: id.to_owned(),
                         method,
                         params: params.map(RawValue::to_owned),
                     });
                 } else {
-                    self.outbox.push_back(Outgoing {
-                        id: None,
-                        frame: jsonrpc::reply_frame(id.get(), Err(jsonrpc::METHOD_NOT_FOUND)),
-                    });
+                    replies.push(jsonrpc::reply_frame(
+                        id.get(),
+                        Err(jsonrpc::METHOD_NOT_FOUND),
+                    ));
                 }
             }
             Incoming::Ignored | Incoming::Malformed => {}
@@ -658,21 +916,20 @@ impl Owner {
                 .await;
                 match read {
                     Ok(Ok(n)) if n > 0 => {
-                        while let Some(frame) = self.decoder.next_frame() {
-                            self.on_frame(frame);
-                        }
+                        let frames: Vec<Frame> =
+                            std::iter::from_fn(|| self.decoder.next_frame()).collect();
+                        self.on_frames(frames.into_iter());
                     }
                     Ok(_) => {
-                        if let Some(frame) = self.decoder.finish() {
-                            self.on_frame(frame);
-                        }
+                        let last = self.decoder.finish();
+                        self.on_frames(last.into_iter());
                         break;
                     }
                     Err(_) => break,
                 }
             }
         }
-        // Stdout ended but the process lives on: it cannot be talked to any more; end it.
+        // Stdout ended but the process may live on: give it a moment to exit by itself.
         let exit = match exit {
             Some(status) => Some(status),
             None => match tokio::time::timeout_at(deadline, self.child.wait()).await {
@@ -690,11 +947,11 @@ impl Owner {
             exit: info,
             stderr: Some(stderr),
         };
-        self.pending.drain();
+        self.shared.table().pending.clear();
         if abnormal {
-            self.sink.emit(Event::Error(error.clone()));
+            self.shared.sink.emit(Event::Error(error.clone()));
         }
-        self.sink.emit(Event::Closed(Some(error)));
+        self.shared.sink.emit(Event::Closed(Some(error)));
         // Then make sure nothing of the server is left: the process if stdout ended first, and
         // any grandchildren in its group.
         self.shutdown().await;
@@ -702,9 +959,15 @@ impl Owner {
 
     /// stdin closed → SIGTERM to the group → grace → SIGKILL → reaped.
     async fn shutdown(&mut self) {
-        self.writing = None;
-        self.stdin = None;
-        self.outbox.clear();
+        {
+            let mut table = self.shared.table();
+            if matches!(table.state, State::Open) {
+                table.state = State::Ended;
+            }
+            table.pending.clear();
+        }
+        self.shared.out().close();
+        self.stdin = None; // closes the descriptor, now that no writer can reach it
         runtime::signal_group(self.pgid, libc::SIGTERM);
         let deadline = Instant::now() + self.kill_grace;
         let reaped = tokio::time::timeout(self.kill_grace, self.child.wait())
