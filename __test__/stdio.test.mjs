@@ -336,11 +336,11 @@ describe('stderr and server requests', () => {
 
 describe('process hygiene', () => {
   const entry = JSON.stringify(join(ROOT, 'index.js'))
-  function runScript(body) {
+  function runScript(body, flags = []) {
     const script = `const { createStdioTransport } = require(${entry});\n(async () => {\n${body}\n})().catch((e) => { console.error(e); process.exit(1) })`
     return new Promise((resolve) => {
       const started = Date.now()
-      execFile(process.execPath, ['-e', script], { timeout: 15000, cwd: ROOT }, (error, stdout, stderr) =>
+      execFile(process.execPath, [...flags, '-e', script], { timeout: 15000, cwd: ROOT }, (error, stdout, stderr) =>
         resolve({ error, stdout, stderr, took: Date.now() - started }),
       )
     })
@@ -354,6 +354,32 @@ describe('process hygiene', () => {
     expect(out.x).toEqual({ ok: 1 })
     expect(r.took).toBeLessThan(5000)
     expect(alive(out.pid)).toBe(false)
+  })
+
+  it('dropping every reference to a connected transport kills its server', async () => {
+    const gc = process.versions.bun ? 'Bun.gc(true)' : 'globalThis.gc()'
+    const r = await runScript(`
+      // Made in a function of its own, so that no stack slot keeps it (Bun's GC scans stacks).
+      async function make() { const t = await createStdioTransport(${config}); await t.request('echo'); return t.pid }
+      const pid = await make()
+      const keepAlive = setInterval(() => {}, 1000)
+      for (let i = 0; i < 50; i++) { ${gc}; await new Promise((r) => setTimeout(r, 20)); if (!require('node:fs').existsSync('/proc/' + pid)) break }
+      let state = 'gone'; try { state = require('node:fs').readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1][0] } catch {}
+      console.log(JSON.stringify({ pid, state })); clearInterval(keepAlive)`, process.versions.bun ? [] : ['--expose-gc'])
+    expect(r.error).toBeNull()
+    const out = JSON.parse(r.stdout)
+    expect(['gone', 'Z']).toContain(out.state)
+    expect(alive(out.pid)).toBe(false)
+  })
+
+  it('a host killed with SIGKILL (no exit hooks) still takes its server down', async () => {
+    const script = `const { createStdioTransport } = require(${entry}); createStdioTransport(${config}).then(async (t) => { await t.request('echo'); console.log(t.pid); setInterval(() => {}, 1000) })`
+    const { spawn } = await import('node:child_process')
+    const host = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const pid = await new Promise((resolve) => host.stdout.once('data', (d) => resolve(Number(String(d).trim()))))
+    expect(alive(pid)).toBe(true)
+    host.kill('SIGKILL')
+    expect(await waitFor(() => !alive(pid), 5000)).toBe(true)
   })
 
   it('a script that never closes exits too, and its server does not outlive it', async () => {
