@@ -1,18 +1,19 @@
 // Focused stdio benchmark: 64 requests in flight, mcp-native vs a raw JSONL client in plain Node
 // (the floor), one client per process so that each gets a clean heap and CPU accounting.
 //
-//   node bench/stdio-inflight.mjs native|raw
+//   node bench/stdio-inflight.mjs native|raw [in-flight, default 64; 1 = sequential]
 //
-// Prints calls/s and this process's CPU time (user, system µs) for the measured run. Alternate
+// Prints calls/s and the CPU time per call of this process and of the server. Alternate
 // the two several times: on two cores the fixture server shares the machine with the client.
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createStdioTransport } from 'mcp-native'
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', '__test__', 'fixture', 'server.mjs')
-const N = 40000
-const K = 64
+const K = Number(process.argv[3] ?? 64)
+const N = K === 1 ? 10000 : 40000
 
 async function run(call) {
   let next = 0
@@ -28,11 +29,22 @@ async function run(call) {
   return N / ((performance.now() - t0) / 1000)
 }
 
-async function measure(name, call) {
+/** CPU time (ms) the server process has used so far. */
+function serverCpuMs(pid) {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100 // utime + stime, in 100 Hz ticks
+}
+
+async function measure(name, call, serverPid) {
   await run(call) // warm-up
   const cpu0 = process.cpuUsage()
+  const s0 = serverCpuMs(serverPid)
   const rate = await run(call)
-  console.log(name, rate.toFixed(0), JSON.stringify(process.cpuUsage(cpu0)))
+  const cpu = process.cpuUsage(cpu0)
+  const us = (x) => ((x / N) * 1).toFixed(1)
+  console.log(
+    `${name} ${rate.toFixed(0)} calls/s; client CPU µs/call user ${us(cpu.user)} system ${us(cpu.system)}; server CPU µs/call ${(((serverCpuMs(serverPid) - s0) * 1000) / N).toFixed(1)}`,
+  )
 }
 
 if (process.argv[2] === 'raw') {
@@ -61,10 +73,10 @@ if (process.argv[2] === 'raw') {
       pending.set(i, resolve)
       child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } }) + '\n')
     })
-  await measure('raw', call)
+  await measure('raw', call, child.pid)
   child.kill()
 } else {
   const t = await createStdioTransport({ command: process.execPath, args: [FIXTURE] })
-  await measure('native', () => t.request('tools/call', { name: 'echo', arguments: { message: 'hi' } }))
+  await measure('native', () => t.request('tools/call', { name: 'echo', arguments: { message: 'hi' } }), t.pid)
   await t.close()
 }

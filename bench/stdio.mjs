@@ -4,7 +4,7 @@
 //
 //   node bench/stdio.mjs [--quick]
 //
-// Prints a table and the ratios; writes bench/results/stdio.json.
+// Prints a table of medians over the rounds and the ratios; writes bench/results/stdio.json.
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -23,7 +23,7 @@ const PAR_TOTAL = quick ? 2000 : 20000
 const IN_FLIGHT = 64
 const BIG_BYTES = 4 * 1024 * 1024
 const BIG_N = quick ? 5 : 20
-const ROUNDS = quick ? 1 : 3
+const ROUNDS = quick ? 1 : 5
 
 /** Plain-Node JSONL client: spawn, split stdout on \n, JSON.parse, resolve by id. The floor. */
 class RawClient {
@@ -138,14 +138,17 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const [cname, Cls] of Object.entries(clients)) {
     const c = await Cls.start()
     for (const [name, fn] of Object.entries(cases)) {
-      await fn(c) // warm-up pass is the first round's; keep the best of the rounds
-      const v = await fn(c)
-      results[name][cname] = Math.max(results[name][cname] ?? 0, v)
+      await fn(c) // warm-up
+      ;(results[name][cname] ??= []).push(await fn(c))
     }
     await c.close()
   }
 }
 
+// The median of the rounds: on two cores the server shares the machine with the client, and
+// single runs swing by ±20%.
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+for (const r of Object.values(results)) for (const c of Object.keys(r)) r[c] = median(r[c])
 const rows = Object.entries(results).map(([name, r]) => ({
   case: name,
   native: r.native.toFixed(0),

@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncReadExt, Interest};
-use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
+use tokio::process::{Child, ChildStderr};
 use tokio::sync::Notify;
 
 use super::{Event, EventSink, Pending};
@@ -374,12 +374,16 @@ impl StdioTransport {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
                 _ => unreachable!("all three pipes were requested"),
             };
-        let stdin = match stdin_fd(stdin) {
-            Ok(fd) => fd,
+        let pipes = stdin
+            .into_owned_fd()
+            .and_then(|fd| async_fd(fd, Interest::WRITABLE))
+            .and_then(|i| Ok((i, async_fd(stdout.into_owned_fd()?, Interest::READABLE)?)));
+        let (stdin, stdout) = match pipes {
+            Ok(pipes) => pipes,
             Err(e) => {
                 runtime::signal_group(pgid, libc::SIGKILL);
                 runtime::unregister_group(registry_key);
-                return Err(Error::Io(format!("stdin setup failed: {e}")));
+                return Err(Error::Io(format!("pipe setup failed: {e}")));
             }
         };
         let shared = Arc::new(Shared {
@@ -545,9 +549,9 @@ impl Drop for StdioTransport {
     }
 }
 
-/// Takes stdin out of tokio's hands as a non-blocking descriptor watched for writability.
-fn stdin_fd(stdin: ChildStdin) -> std::io::Result<AsyncFd<OwnedFd>> {
-    let fd = stdin.into_owned_fd()?;
+/// A pipe end taken out of tokio's process types, made non-blocking and watched for `interest`,
+/// so that it can be read and written with plain system calls (see the module docs).
+fn async_fd(fd: OwnedFd, interest: Interest) -> std::io::Result<AsyncFd<OwnedFd>> {
     // SAFETY: fcntl on a descriptor we own; no memory is passed.
     unsafe {
         let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
@@ -557,7 +561,7 @@ fn stdin_fd(stdin: ChildStdin) -> std::io::Result<AsyncFd<OwnedFd>> {
     }
     // SAFETY: `fd` is an OwnedFd, open and moved into the AsyncFd, which owns it until dropped;
     // OwnedFd::as_raw_fd always returns that same descriptor.
-    unsafe { AsyncFd::register_with_interest(fd, Interest::WRITABLE) }.map_err(|e| e.into_parts().1)
+    unsafe { AsyncFd::register_with_interest(fd, interest) }.map_err(|e| e.into_parts().1)
 }
 
 fn spawn(config: &StdioConfig) -> Result<Child, Error> {
@@ -687,6 +691,44 @@ enum Ending {
     OnItsOwn { exit: Option<ExitStatus> },
 }
 
+/// Reads what stdout has into the decoder's buffer; returns the byte count (0 at end of stream).
+///
+/// Paced by the consumer: once stdout is readable, if events read earlier are still waiting to be
+/// taken (`EventSink::backlog`), it waits until they are before reading, so that what arrives
+/// meanwhile is read, parsed and delivered in one go. A consumer that keeps up never waits here,
+/// and no extra wake-up happens. Cancel-safe: bytes leave the pipe only in the final synchronous
+/// read.
+async fn read_paced(
+    stdout: &AsyncFd<OwnedFd>,
+    decoder: &mut LineDecoder,
+    sink: Option<&dyn EventSink>,
+) -> std::io::Result<usize> {
+    loop {
+        let mut guard = stdout.readable().await?;
+        while let Some(taken) = sink.and_then(|s| s.backlog()) {
+            taken.notified().await;
+        }
+        let buf = decoder.read_buf();
+        let result = guard.try_io(|fd| {
+            let spare = buf.spare_capacity_mut();
+            // SAFETY: reads at most `spare.len()` bytes into the buffer's spare capacity, which
+            // is valid for writes; `fd` is the open stdout pipe owned by the AsyncFd.
+            let n = unsafe { libc::read(fd.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+            if n < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: the kernel initialised exactly `n` bytes of the spare capacity.
+            unsafe { buf.set_len(buf.len() + n as usize) };
+            Ok(n as usize)
+        });
+        match result {
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(done) => return done,
+            Err(_would_block) => continue,
+        }
+    }
+}
+
 /// Waits until stdin can take more bytes, or never when there is nothing to wait for.
 async fn writable(stdin: &Option<AsyncFd<OwnedFd>>, wanted: bool) -> std::io::Result<()> {
     match stdin {
@@ -707,7 +749,7 @@ struct Owner {
     pgid: i32,
     registry_key: u64,
     stdin: Option<AsyncFd<OwnedFd>>,
-    stdout: ChildStdout,
+    stdout: AsyncFd<OwnedFd>,
     decoder: LineDecoder,
     max_message_bytes: usize,
     kill_grace: Duration,
@@ -745,12 +787,16 @@ impl Owner {
                     State::Dropped => return Ending::Dropped,
                     State::Ended => unreachable!("only the owner ends a connection"),
                 }
-                table.armed = table.pending.next_deadline();
+                // The timer only ever moves earlier here; a deadline whose request settled stays
+                // armed (stale) until it fires. So the steady stream of new requests, whose
+                // deadlines are later, never has to wake this task.
+                table.armed = match (table.armed, table.pending.next_deadline()) {
+                    (Some(armed), Some(next)) => Some(armed.min(next)),
+                    (armed, next) => armed.or(next),
+                };
                 table.armed
             };
             let backlog = self.shared.backlog.load(Ordering::Acquire);
-            let sink = self.shared.sink.clone();
-            let undelivered = sink.backlog();
             if deadline != timer_at {
                 timer_at = deadline;
                 timer
@@ -759,10 +805,8 @@ impl Owner {
             }
             tokio::select! {
                 biased;
-                // Cancel-safe: read_buf only returns after bytes are in the decoder's buffer.
-                // Paused while the consumer has not taken what was read before (see
-                // `EventSink::backlog`): what arrives meanwhile is then read in one go.
-                read = self.stdout.read_buf(self.decoder.read_buf()), if undelivered.is_none() => match read {
+                // Cancel-safe: bytes are only taken from the pipe in the last, synchronous step.
+                read = read_paced(&self.stdout, &mut self.decoder, Some(&*self.shared.sink)) => match read {
                     Ok(0) => {
                         let last = self.decoder.finish();
                         self.on_frames(last.into_iter());
@@ -789,8 +833,6 @@ impl Owner {
                 },
                 // Cancel-safe: a notification that arrives while not waiting is kept as a permit.
                 () = self.shared.wake.notified() => {},
-                // Cancel-safe: as above; the consumer took the last batch, so read again.
-                () = async { undelivered.expect("enabled only when set").notified().await }, if undelivered.is_some() => {},
                 // Cancel-safe: the timer is kept across iterations.
                 () = &mut timer, if deadline.is_some() => self.expire(),
                 // Cancel-safe: Child::wait only records the status once the process is reaped.
@@ -813,7 +855,11 @@ impl Owner {
     }
 
     fn expire(&mut self) {
-        let expired = self.shared.table().pending.expire(Instant::now());
+        let expired = {
+            let mut table = self.shared.table();
+            table.armed = None; // fired: the loop re-arms at the next real deadline
+            table.pending.expire(Instant::now())
+        };
         let mut events = Vec::with_capacity(expired.len());
         for (id, entry) in expired {
             let error = Error::Timeout {
@@ -911,7 +957,7 @@ impl Owner {
             loop {
                 let read = tokio::time::timeout_at(
                     deadline,
-                    self.stdout.read_buf(self.decoder.read_buf()),
+                    read_paced(&self.stdout, &mut self.decoder, None),
                 )
                 .await;
                 match read {
