@@ -3,7 +3,14 @@
 // here is what only JS can do: promises, AbortSignal, assignable onX properties, the exit hook.
 // Everything else (framing, correlation, deadlines, process lifecycle) is in Rust.
 
+const net = require('node:net')
 const native = require('./native.js')
+
+// On Node, the JS thread reads the server's stdout itself (a net.Socket on the pipe) and hands
+// each chunk to Rust to decode: one wake-up per answer instead of two (I/O thread, then JS
+// thread). Bun's net.Socket cannot wrap a descriptor, so there the Rust I/O thread reads.
+// MCP_NATIVE_RUST_READER=1 forces the Rust reader (the tests run both).
+const JS_READER = !process.versions.bun && process.env.MCP_NATIVE_RUST_READER !== '1'
 
 const DEFAULT_TIMEOUT = 30000
 
@@ -39,6 +46,36 @@ function reasonText(reason) {
   return String(reason)
 }
 
+/** Starts reading a caller-read stdout pipe on the JS thread (see JS_READER). */
+function attachReader(transport, fd) {
+  const socket = new net.Socket({ fd, readable: true, writable: false })
+  const weak = new WeakRef(transport)
+  const holder = transport._holder
+  const current = () => {
+    const t = holder.strong || weak.deref()
+    return t && t._socket === socket ? t : undefined
+  }
+  const end = () => {
+    const t = current()
+    if (!t) return
+    t._socket = null
+    t._onEvents(t._native.feedEnd())
+  }
+  socket.on('data', (chunk) => {
+    const t = current()
+    if (t) t._onEvents(t._native.feed(chunk))
+  })
+  socket.on('end', end)
+  socket.on('close', end)
+  socket.on('error', (err) => {
+    const t = current()
+    if (t && t._connected) t._call(t.onError, err)
+    end()
+  })
+  if (!transport._held) socket.unref()
+  transport._socket = socket
+}
+
 // The native callback holds only this closure: a weak reference to the transport while it is idle
 // (so an unreferenced transport can be collected, which kills its server) and a strong one while
 // something is pending (so pending promises always settle).
@@ -66,10 +103,14 @@ class StdioTransport {
     this._closing = null
     this._closeDone = null
     this._holder = { strong: null }
+    this._socket = null
     this._nextId = 1
     this._queue = []
     this._flushQueued = false
     this._flush = () => this._flushNow()
+    this._held = false
+    this._releaseQueued = false
+    this._releaseIfIdle = () => this._letGo()
     this._native = new native.NativeStdio(makeEventHandler(new WeakRef(this), this._holder))
   }
 
@@ -102,18 +143,38 @@ class StdioTransport {
     this._native.setListeners(typeof this._onStderr === 'function', typeof this._onRequest === 'function')
   }
 
+  // Keeps the event loop alive while anything is pending. Letting go is deferred to the check
+  // phase, so that the usual pattern (an answer whose handler makes the next request) does not
+  // unref and ref again on every call.
   _hold() {
-    if (this._holds++ === 0) {
-      this._holder.strong = this
-      this._native.hold(true)
-    }
+    this._holds++
+    if (this._held) return
+    this._held = true
+    this._holder.strong = this
+    this._native.hold(true)
+    if (this._socket) this._socket.ref()
   }
 
   _release() {
-    if (--this._holds === 0) {
-      this._holder.strong = null
-      this._native.hold(false)
+    if (--this._holds === 0 && !this._releaseQueued) {
+      this._releaseQueued = true
+      setImmediate(this._releaseIfIdle)
     }
+  }
+
+  _letGo() {
+    this._releaseQueued = false
+    if (this._holds !== 0 || !this._held) return
+    this._held = false
+    this._holder.strong = null
+    this._native.hold(false)
+    if (this._socket) this._socket.unref()
+  }
+
+  _dropReader() {
+    const socket = this._socket
+    this._socket = null
+    if (socket) socket.destroy()
   }
 
   async connect() {
@@ -134,10 +195,12 @@ class StdioTransport {
     if (typeof config.command !== 'string') {
       throw makeError({ message: 'Invalid config: "command" must be a string', code: 'MCP_INVALID_CONFIG' })
     }
+    config.callerReadsStdout = JS_READER
     installExitHook()
     this._syncListeners()
     const err = this._native.connect(JSON.stringify(config))
     if (err) throw makeError(err)
+    if (JS_READER) attachReader(this, this._native.takeStdoutFd())
     this._connected = true
   }
 
@@ -236,6 +299,7 @@ class StdioTransport {
     if (!done) return false
     this._closeDone = null
     this._closing = null
+    this._dropReader()
     this._release()
     done()
     this._emitClose()
@@ -270,6 +334,7 @@ class StdioTransport {
   }
 
   _onEvents(batch) {
+    if (batch.length === 2) return // "[]"
     const events = JSON.parse(batch)
     for (const ev of events) {
       switch (ev[0]) {
@@ -307,6 +372,7 @@ class StdioTransport {
     // Closed on its own.
     const wasConnected = this._connected
     this._connected = false
+    this._dropReader()
     this._rejectAll(desc ? makeError(desc) : transportClosed())
     if (wasConnected) this._emitClose()
   }

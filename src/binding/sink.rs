@@ -99,6 +99,19 @@ impl EventSink for BatchSink {
     }
 }
 
+/// Events as one batch text, `[...]`, for events returned to JS directly (not through the sink).
+pub fn batch_text(events: &[Event]) -> String {
+    let mut out = String::from("[");
+    for (i, event) in events.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_event(&mut out, event);
+    }
+    out.push(']');
+    out
+}
+
 fn push_json_str(out: &mut String, s: &str) {
     out.push_str(&serde_json::to_string(s).expect("string serialization"));
 }

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::errors::descriptor_text;
-use super::sink::BatchSink;
+use super::sink::{BatchSink, batch_text};
 use crate::transport::stdio::{OutgoingRequest, StdioConfig, StdioTransport};
 
 /// Low-level stdio transport. Use `StdioTransport` from the package root instead.
@@ -116,6 +116,27 @@ impl NativeStdio {
             (None, None) => Ok("{}"),
         };
         self.inner.reply(&id, outcome).is_ok()
+    }
+
+    /// With `callerReadsStdout`: the stdout pipe's descriptor, once. The caller owns it (and
+    /// closes it) from then on.
+    #[napi]
+    pub fn take_stdout_fd(&mut self) -> Option<i32> {
+        use std::os::fd::IntoRawFd;
+        self.inner.take_stdout_fd().map(IntoRawFd::into_raw_fd)
+    }
+
+    /// With `callerReadsStdout`: decodes a chunk read from stdout; returns its events as a batch
+    /// text (same format as `onEvents`).
+    #[napi]
+    pub fn feed(&self, chunk: &[u8]) -> String {
+        batch_text(&self.inner.feed(chunk))
+    }
+
+    /// With `callerReadsStdout`: stdout ended; returns the last events as a batch text.
+    #[napi]
+    pub fn feed_end(&self) -> String {
+        batch_text(&self.inner.feed_end())
     }
 
     /// Starts the close sequence; a `closed` event follows. False when nothing is running.

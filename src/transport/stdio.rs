@@ -69,6 +69,12 @@ pub struct StdioConfig {
     /// See [`DEFAULT_KILL_GRACE_MS`].
     #[serde(default = "default_grace")]
     pub kill_grace_ms: u64,
+    /// The caller reads stdout itself: it takes the descriptor with
+    /// [`StdioTransport::take_stdout_fd`] and hands every chunk to [`StdioTransport::feed`] and
+    /// the end of stream to [`StdioTransport::feed_end`]. The binding does this on Node, whose
+    /// event loop then wakes once per answer instead of twice (I/O thread, then JS thread).
+    #[serde(default)]
+    pub caller_reads_stdout: bool,
 }
 
 fn default_max() -> usize {
@@ -88,6 +94,7 @@ impl StdioConfig {
             cwd: None,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             kill_grace_ms: DEFAULT_KILL_GRACE_MS,
+            caller_reads_stdout: false,
         }
     }
 }
@@ -265,9 +272,15 @@ struct Shared {
     out: Mutex<Writer>,
     /// Frames are waiting in the writer's outbox (read by the owner without the lock).
     backlog: AtomicBool,
-    /// Wakes the owner: new backlog, an earlier deadline, close.
+    /// Wakes the owner: new backlog, an earlier deadline, close, end of a caller-read stdout.
     wake: Notify,
     sink: Arc<dyn EventSink>,
+    /// The stdout line decoder (used by whoever reads stdout; never contended in practice).
+    reader: Mutex<LineDecoder>,
+    /// Set when a caller-read stdout reached its end.
+    stdout_eof: AtomicBool,
+    flags: Arc<Flags>,
+    max_message_bytes: usize,
 }
 
 impl Shared {
@@ -299,11 +312,114 @@ impl Shared {
     fn forget(&self, id: u64, reason: &str) {
         self.write_with(|w| w.forget(id, reason));
     }
+
+    /// Handles the frames of one read: parses them without a lock, then settles their requests
+    /// under one short lock and sends replies; returns their events, in order.
+    fn handle(&self, frames: impl Iterator<Item = Frame>) -> Vec<Event> {
+        let mut events = Vec::new();
+        let mut replies = Vec::new();
+        for frame in frames {
+            match frame {
+                Frame::Line(line) => self.on_message(&line, &mut events, &mut replies),
+                Frame::Oversized { prefix } => {
+                    if let Some(id) = jsonrpc::sniff_id(&prefix) {
+                        let limit = self.max_message_bytes;
+                        events.push(Event::Failed {
+                            id,
+                            error: Error::MessageTooLarge { limit },
+                        });
+                    }
+                }
+            }
+        }
+        if events.is_empty() && replies.is_empty() {
+            return events;
+        }
+        let mut table = self.table();
+        // Answers to unknown (or already settled) requests are dropped here.
+        events.retain(|e| match e {
+            Event::Response { id, .. } | Event::Failed { id, .. } => {
+                table.pending.settle(*id).is_some()
+            }
+            _ => true,
+        });
+        drop(table);
+        for frame in replies {
+            self.send(None, frame);
+        }
+        events
+    }
+
+    /// Decodes a chunk of caller-read stdout; returns the events it completes.
+    fn feed(&self, data: &[u8]) -> Vec<Event> {
+        let frames: Vec<Frame> = {
+            let mut reader = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+            reader.extend(data);
+            std::iter::from_fn(|| reader.next_frame()).collect()
+        };
+        self.handle(frames.into_iter())
+    }
+
+    /// The end of a caller-read stdout: the last line, if unterminated; tells the owner.
+    fn feed_end(&self) -> Vec<Event> {
+        let last = self
+            .reader
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .finish();
+        let events = self.handle(last.into_iter());
+        self.stdout_eof.store(true, Ordering::Release);
+        self.wake.notify_one();
+        events
+    }
+
+    fn on_message(&self, line: &[u8], events: &mut Vec<Event>, replies: &mut Vec<Vec<u8>>) {
+        match jsonrpc::classify(line) {
+            Incoming::Response { id, outcome } => {
+                let Some(id) = jsonrpc::our_id(id) else {
+                    return;
+                };
+                events.push(match outcome {
+                    Ok(result) => Event::Response {
+                        id,
+                        result: result.map(RawValue::to_owned),
+                    },
+                    Err(error) => Event::Failed {
+                        id,
+                        error: Error::rpc(error),
+                    },
+                });
+            }
+            Incoming::Notification { method, params } => events.push(Event::Notification {
+                method,
+                params: params.map(RawValue::to_owned),
+            }),
+            Incoming::Request { id, method, params } => {
+                if method == "ping" {
+                    replies.push(jsonrpc::reply_frame(id.get(), Ok("{}")));
+                } else if self.flags.requests.load(Ordering::Relaxed) {
+                    events.push(Event::Request {
+                        id: id.to_owned(),
+                        method,
+                        params: params.map(RawValue::to_owned),
+                    });
+                } else {
+                    replies.push(jsonrpc::reply_frame(
+                        id.get(),
+                        Err(jsonrpc::METHOD_NOT_FOUND),
+                    ));
+                }
+            }
+            Incoming::Ignored | Incoming::Malformed => {}
+        }
+    }
 }
 
 struct Connection {
     shared: Arc<Shared>,
     pid: u32,
+    /// With [`StdioConfig::caller_reads_stdout`], until the caller takes it.
+    stdout: Option<OwnedFd>,
 }
 
 /// The caller's handle on a stdio server. Request ids are unique for the handle's lifetime,
@@ -374,11 +490,19 @@ impl StdioTransport {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
                 _ => unreachable!("all three pipes were requested"),
             };
-        let pipes = stdin
-            .into_owned_fd()
-            .and_then(|fd| async_fd(fd, Interest::WRITABLE))
-            .and_then(|i| Ok((i, async_fd(stdout.into_owned_fd()?, Interest::READABLE)?)));
-        let (stdin, stdout) = match pipes {
+        let external = self.config.caller_reads_stdout;
+        let pipes = (|| {
+            let stdin = async_fd(stdin.into_owned_fd()?, Interest::WRITABLE)?;
+            let stdout = stdout.into_owned_fd()?;
+            // A caller-read stdout is not watched here at all: no wake-up of this thread per answer.
+            let (mine, theirs) = if external {
+                (None, Some(stdout))
+            } else {
+                (Some(async_fd(stdout, Interest::READABLE)?), None)
+            };
+            Ok::<_, std::io::Error>((stdin, mine, theirs))
+        })();
+        let (stdin, stdout, stdout_for_caller) = match pipes {
             Ok(pipes) => pipes,
             Err(e) => {
                 runtime::signal_group(pgid, libc::SIGKILL);
@@ -400,6 +524,10 @@ impl StdioTransport {
             backlog: AtomicBool::new(false),
             wake: Notify::new(),
             sink: sink.clone(),
+            reader: Mutex::new(LineDecoder::new(self.config.max_message_bytes)),
+            stdout_eof: AtomicBool::new(false),
+            flags: self.flags.clone(),
+            max_message_bytes: self.config.max_message_bytes,
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
         let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), self.flags.clone(), sink));
@@ -409,17 +537,40 @@ impl StdioTransport {
             registry_key,
             stdin: Some(stdin),
             stdout,
-            decoder: LineDecoder::new(self.config.max_message_bytes),
-            max_message_bytes: self.config.max_message_bytes,
             kill_grace: Duration::from_millis(self.config.kill_grace_ms),
-            flags: self.flags.clone(),
             shared: shared.clone(),
             tail,
             stderr_task: Some(stderr_task),
         };
         rt.spawn(owner.run());
-        self.conn = Some(Connection { shared, pid });
+        self.conn = Some(Connection {
+            shared,
+            pid,
+            stdout: stdout_for_caller,
+        });
         Ok(())
+    }
+
+    /// With [`StdioConfig::caller_reads_stdout`]: the stdout pipe, once, for the caller to read.
+    pub fn take_stdout_fd(&mut self) -> Option<OwnedFd> {
+        self.conn.as_mut().and_then(|c| c.stdout.take())
+    }
+
+    /// With [`StdioConfig::caller_reads_stdout`]: decodes a chunk the caller read from stdout and
+    /// returns the events it completes (in order; they are not sent to the sink).
+    pub fn feed(&self, data: &[u8]) -> Vec<Event> {
+        self.conn
+            .as_ref()
+            .map(|c| c.shared.feed(data))
+            .unwrap_or_default()
+    }
+
+    /// With [`StdioConfig::caller_reads_stdout`]: stdout ended (or failed) for the caller.
+    pub fn feed_end(&self) -> Vec<Event> {
+        self.conn
+            .as_ref()
+            .map(|c| c.shared.feed_end())
+            .unwrap_or_default()
     }
 
     /// The shared parts of the open connection.
@@ -691,25 +842,37 @@ enum Ending {
     OnItsOwn { exit: Option<ExitStatus> },
 }
 
-/// Reads what stdout has into the decoder's buffer; returns the byte count (0 at end of stream).
+/// What one read of stdout gave.
+enum Read {
+    /// Complete frames (possibly none).
+    Frames(Vec<Frame>),
+    /// End of stream, with the final unterminated line if any.
+    End(Option<Frame>),
+}
+
+/// Reads what stdout has and decodes it; never completes when the caller reads stdout itself.
 ///
-/// Paced by the consumer: once stdout is readable, if events read earlier are still waiting to be
-/// taken (`EventSink::backlog`), it waits until they are before reading, so that what arrives
-/// meanwhile is read, parsed and delivered in one go. A consumer that keeps up never waits here,
-/// and no extra wake-up happens. Cancel-safe: bytes leave the pipe only in the final synchronous
-/// read.
+/// Paced by the consumer when `pace` is set: once stdout is readable, if events read earlier are
+/// still waiting to be taken (`EventSink::backlog`), it waits until they are before reading, so
+/// that what arrives meanwhile is read, parsed and delivered in one go. A consumer that keeps up
+/// never waits here, and no extra wake-up happens. Cancel-safe: bytes leave the pipe only in the
+/// final synchronous read.
 async fn read_paced(
-    stdout: &AsyncFd<OwnedFd>,
-    decoder: &mut LineDecoder,
-    sink: Option<&dyn EventSink>,
-) -> std::io::Result<usize> {
+    stdout: &Option<AsyncFd<OwnedFd>>,
+    shared: &Shared,
+    pace: bool,
+) -> std::io::Result<Read> {
+    let Some(stdout) = stdout else {
+        return std::future::pending().await;
+    };
     loop {
         let mut guard = stdout.readable().await?;
-        while let Some(taken) = sink.and_then(|s| s.backlog()) {
+        while let Some(taken) = shared.sink.backlog().filter(|_| pace) {
             taken.notified().await;
         }
-        let buf = decoder.read_buf();
         let result = guard.try_io(|fd| {
+            let mut reader = shared.reader.lock().unwrap_or_else(|e| e.into_inner());
+            let buf = reader.read_buf();
             let spare = buf.spare_capacity_mut();
             // SAFETY: reads at most `spare.len()` bytes into the buffer's spare capacity, which
             // is valid for writes; `fd` is the open stdout pipe owned by the AsyncFd.
@@ -717,9 +880,14 @@ async fn read_paced(
             if n < 0 {
                 return Err(std::io::Error::last_os_error());
             }
+            if n == 0 {
+                return Ok(Read::End(reader.finish()));
+            }
             // SAFETY: the kernel initialised exactly `n` bytes of the spare capacity.
             unsafe { buf.set_len(buf.len() + n as usize) };
-            Ok(n as usize)
+            Ok(Read::Frames(
+                std::iter::from_fn(|| reader.next_frame()).collect(),
+            ))
         });
         match result {
             Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -749,11 +917,9 @@ struct Owner {
     pgid: i32,
     registry_key: u64,
     stdin: Option<AsyncFd<OwnedFd>>,
-    stdout: AsyncFd<OwnedFd>,
-    decoder: LineDecoder,
-    max_message_bytes: usize,
+    /// `None` when the caller reads stdout.
+    stdout: Option<AsyncFd<OwnedFd>>,
     kill_grace: Duration,
-    flags: Arc<Flags>,
     shared: Arc<Shared>,
     tail: Arc<Mutex<Tail>>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
@@ -796,6 +962,9 @@ impl Owner {
                 };
                 table.armed
             };
+            if self.stdout.is_none() && self.shared.stdout_eof.load(Ordering::Acquire) {
+                return self.ended(None); // the caller reached the end of stdout
+            }
             let backlog = self.shared.backlog.load(Ordering::Acquire);
             if deadline != timer_at {
                 timer_at = deadline;
@@ -806,15 +975,11 @@ impl Owner {
             tokio::select! {
                 biased;
                 // Cancel-safe: bytes are only taken from the pipe in the last, synchronous step.
-                read = read_paced(&self.stdout, &mut self.decoder, Some(&*self.shared.sink)) => match read {
-                    Ok(0) => {
-                        let last = self.decoder.finish();
+                read = read_paced(&self.stdout, &self.shared, true) => match read {
+                    Ok(Read::Frames(frames)) => self.on_frames(frames.into_iter()),
+                    Ok(Read::End(last)) => {
                         self.on_frames(last.into_iter());
                         return self.ended(None);
-                    }
-                    Ok(_) => {
-                        let frames: Vec<Frame> = std::iter::from_fn(|| self.decoder.next_frame()).collect();
-                        self.on_frames(frames.into_iter());
                     }
                     Err(e) => {
                         self.shared.sink.emit(Event::Error(Error::Io(format!("stdout read failed: {e}"))));
@@ -871,108 +1036,39 @@ impl Owner {
         self.shared.sink.emit_all(events);
     }
 
-    /// Handles the frames of one read: parses them without the lock, then settles their requests
-    /// and queues replies under one short lock, then delivers all their events as one batch.
+    /// Handles the frames of one read and delivers their events as one batch.
     fn on_frames(&self, frames: impl Iterator<Item = Frame>) {
-        let mut events = Vec::new();
-        let mut replies = Vec::new();
-        for frame in frames {
-            match frame {
-                Frame::Line(line) => self.on_message(&line, &mut events, &mut replies),
-                Frame::Oversized { prefix } => {
-                    if let Some(id) = jsonrpc::sniff_id(&prefix) {
-                        let limit = self.max_message_bytes;
-                        events.push(Event::Failed {
-                            id,
-                            error: Error::MessageTooLarge { limit },
-                        });
-                    }
-                }
-            }
-        }
-        if events.is_empty() && replies.is_empty() {
-            return;
-        }
-        let mut table = self.shared.table();
-        // Answers to unknown (or already settled) requests are dropped here.
-        events.retain(|e| match e {
-            Event::Response { id, .. } | Event::Failed { id, .. } => {
-                table.pending.settle(*id).is_some()
-            }
-            _ => true,
-        });
-        drop(table);
-        for frame in replies {
-            self.shared.send(None, frame);
-        }
+        let events = self.shared.handle(frames);
         self.shared.sink.emit_all(events);
-    }
-
-    fn on_message(&self, line: &[u8], events: &mut Vec<Event>, replies: &mut Vec<Vec<u8>>) {
-        match jsonrpc::classify(line) {
-            Incoming::Response { id, outcome } => {
-                let Some(id) = jsonrpc::our_id(id) else {
-                    return;
-                };
-                events.push(match outcome {
-                    Ok(result) => Event::Response {
-                        id,
-                        result: result.map(RawValue::to_owned),
-                    },
-                    Err(error) => Event::Failed {
-                        id,
-                        error: Error::rpc(error),
-                    },
-                });
-            }
-            Incoming::Notification { method, params } => events.push(Event::Notification {
-                method,
-                params: params.map(RawValue::to_owned),
-            }),
-            Incoming::Request { id, method, params } => {
-                if method == "ping" {
-                    replies.push(jsonrpc::reply_frame(id.get(), Ok("{}")));
-                } else if self.flags.requests.load(Ordering::Relaxed) {
-                    events.push(Event::Request {
-                        id: id.to_owned(),
-                        method,
-                        params: params.map(RawValue::to_owned),
-                    });
-                } else {
-                    replies.push(jsonrpc::reply_frame(
-                        id.get(),
-                        Err(jsonrpc::METHOD_NOT_FOUND),
-                    ));
-                }
-            }
-            Incoming::Ignored | Incoming::Malformed => {}
-        }
     }
 
     /// The process exited or its stdout ended: collect what it said last, report, clean up.
     async fn ended_on_its_own(&mut self, exit: Option<ExitStatus>) {
         let deadline = tokio::time::Instant::now() + DRAIN_AFTER_EXIT;
-        // Whatever the server wrote before exiting is still in the pipe: read it first.
+        // Whatever the server wrote before exiting is still in the pipe: read it first (or,
+        // when the caller reads stdout, wait for the caller to reach its end).
         if exit.is_some() {
-            loop {
-                let read = tokio::time::timeout_at(
-                    deadline,
-                    read_paced(&self.stdout, &mut self.decoder, None),
-                )
-                .await;
-                match read {
-                    Ok(Ok(n)) if n > 0 => {
-                        let frames: Vec<Frame> =
-                            std::iter::from_fn(|| self.decoder.next_frame()).collect();
-                        self.on_frames(frames.into_iter());
+            if self.stdout.is_some() {
+                loop {
+                    let read = tokio::time::timeout_at(
+                        deadline,
+                        read_paced(&self.stdout, &self.shared, false),
+                    );
+                    match read.await {
+                        Ok(Ok(Read::Frames(frames))) => self.on_frames(frames.into_iter()),
+                        Ok(Ok(Read::End(last))) => {
+                            self.on_frames(last.into_iter());
+                            break;
+                        }
+                        _ => break,
                     }
-                    Ok(_) => {
-                        let last = self.decoder.finish();
-                        self.on_frames(last.into_iter());
-                        break;
-                    }
-                    Err(_) => break,
                 }
+            } else {
+                while !self.shared.stdout_eof.load(Ordering::Acquire)
+                    && tokio::time::timeout_at(deadline, self.shared.wake.notified())
+                        .await
+                        .is_ok()
+                {}
             }
         }
         // Stdout ended but the process may live on: give it a moment to exit by itself.
