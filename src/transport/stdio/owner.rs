@@ -1,0 +1,323 @@
+//! The task that owns a connection's process: reads stdout (unless the caller does), fires
+//! deadlines, waits out stdin backpressure, and runs the shutdown sequence.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::ExitStatus;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::unix::AsyncFd;
+use tokio::process::Child;
+
+use super::DRAIN_AFTER_EXIT;
+use super::process::exit_info;
+use super::shared::{Shared, State};
+use super::stderr::Tail;
+use crate::error::Error;
+use crate::framing::jsonl::Frame;
+use crate::runtime;
+use crate::transport::Event;
+
+/// How the read loop ended.
+enum Ending {
+    /// `close()` was called.
+    Requested,
+    /// The handle was dropped: close without reporting.
+    Dropped,
+    /// The process exited, or stdout ended or failed.
+    OnItsOwn { exit: Option<ExitStatus> },
+}
+
+/// What one read of stdout gave.
+enum Read {
+    /// Complete frames (possibly none).
+    Frames(Vec<Frame>),
+    /// End of stream, with the final unterminated line if any.
+    End(Option<Frame>),
+}
+
+/// Reads what stdout has and decodes it; never completes when the caller reads stdout itself.
+///
+/// Paced by the consumer when `pace` is set: once stdout is readable, if events read earlier are
+/// still waiting to be taken (`EventSink::backlog`), it waits until they are before reading, so
+/// that what arrives meanwhile is read, parsed and delivered in one go. A consumer that keeps up
+/// never waits here, and no extra wake-up happens. Cancel-safe: bytes leave the pipe only in the
+/// final synchronous read.
+async fn read_paced(
+    stdout: &Option<AsyncFd<OwnedFd>>,
+    shared: &Shared,
+    pace: bool,
+) -> std::io::Result<Read> {
+    let Some(stdout) = stdout else {
+        return std::future::pending().await;
+    };
+    loop {
+        let mut guard = stdout.readable().await?;
+        while let Some(taken) = shared.sink.backlog().filter(|_| pace) {
+            taken.notified().await;
+        }
+        let result = guard.try_io(|fd| {
+            let mut reader = shared.reader.lock().unwrap_or_else(|e| e.into_inner());
+            let buf = reader.read_buf();
+            let spare = buf.spare_capacity_mut();
+            // SAFETY: reads at most `spare.len()` bytes into the buffer's spare capacity, which
+            // is valid for writes; `fd` is the open stdout pipe owned by the AsyncFd.
+            let n = unsafe { libc::read(fd.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+            if n < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if n == 0 {
+                return Ok(Read::End(reader.finish()));
+            }
+            // SAFETY: the kernel initialised exactly `n` bytes of the spare capacity.
+            unsafe { buf.set_len(buf.len() + n as usize) };
+            Ok(Read::Frames(
+                std::iter::from_fn(|| reader.next_frame()).collect(),
+            ))
+        });
+        match result {
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(done) => return done,
+            Err(_would_block) => continue,
+        }
+    }
+}
+
+/// Waits until stdin can take more bytes, or never when there is nothing to wait for.
+async fn writable(stdin: &Option<AsyncFd<OwnedFd>>, wanted: bool) -> std::io::Result<()> {
+    match stdin {
+        Some(fd) if wanted => {
+            let mut guard = fd.writable().await?;
+            // The caller flushes under the lock; the next wait polls the descriptor afresh.
+            guard.clear_ready();
+            Ok(())
+        }
+        _ => std::future::pending().await,
+    }
+}
+
+/// The task that reads a connection's stdout, fires its deadlines, waits out stdin backpressure
+/// and runs its shutdown.
+pub(super) struct Owner {
+    pub(super) child: Child,
+    pub(super) pgid: i32,
+    pub(super) registry_key: u64,
+    pub(super) stdin: Option<AsyncFd<OwnedFd>>,
+    /// `None` when the caller reads stdout.
+    pub(super) stdout: Option<AsyncFd<OwnedFd>>,
+    pub(super) kill_grace: Duration,
+    pub(super) shared: Arc<Shared>,
+    pub(super) tail: Arc<Mutex<Tail>>,
+    pub(super) stderr_task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Owner {
+    pub(super) async fn run(mut self) {
+        match self.serve().await {
+            Ending::Requested => {
+                self.shutdown().await;
+                self.shared.sink.emit(Event::Closed(None));
+            }
+            Ending::Dropped => self.shutdown().await,
+            Ending::OnItsOwn { exit } => self.ended_on_its_own(exit).await,
+        }
+        runtime::unregister_group(self.registry_key);
+    }
+
+    /// Reads, writes and fires deadlines until close, drop, exit or end of stdout.
+    async fn serve(&mut self) -> Ending {
+        let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+        let timer = tokio::time::sleep_until(far);
+        tokio::pin!(timer);
+        let mut timer_at: Option<Instant> = None;
+        loop {
+            let deadline = {
+                let mut table = self.shared.table();
+                match table.state {
+                    State::Open => {}
+                    State::Closing => return Ending::Requested,
+                    State::Dropped => return Ending::Dropped,
+                    State::Ended => unreachable!("only the owner ends a connection"),
+                }
+                // The timer only ever moves earlier here; a deadline whose request settled stays
+                // armed (stale) until it fires. So the steady stream of new requests, whose
+                // deadlines are later, never has to wake this task.
+                table.armed = match (table.armed, table.pending.next_deadline()) {
+                    (Some(armed), Some(next)) => Some(armed.min(next)),
+                    (armed, next) => armed.or(next),
+                };
+                table.armed
+            };
+            if self.stdout.is_none() && self.shared.stdout_eof.load(Ordering::Acquire) {
+                return self.ended(None); // the caller reached the end of stdout
+            }
+            let backlog = self.shared.backlog.load(Ordering::Acquire);
+            if deadline != timer_at {
+                timer_at = deadline;
+                timer
+                    .as_mut()
+                    .reset(deadline.map_or(far, tokio::time::Instant::from_std));
+            }
+            tokio::select! {
+                biased;
+                // Cancel-safe: bytes are only taken from the pipe in the last, synchronous step.
+                read = read_paced(&self.stdout, &self.shared, true) => match read {
+                    Ok(Read::Frames(frames)) => self.on_frames(frames.into_iter()),
+                    Ok(Read::End(last)) => {
+                        self.on_frames(last.into_iter());
+                        return self.ended(None);
+                    }
+                    Err(e) => {
+                        self.shared.sink.emit(Event::Error(Error::Io(format!("stdout read failed: {e}"))));
+                        return self.ended(None);
+                    }
+                },
+                // Cancel-safe: waiting for writability holds no data.
+                ready = writable(&self.stdin, backlog) => {
+                    self.shared.write_with(|w| {
+                        match ready {
+                            Ok(()) => w.flush(),
+                            Err(_) => w.close(),
+                        }
+                        false
+                    });
+                },
+                // Cancel-safe: a notification that arrives while not waiting is kept as a permit.
+                () = self.shared.wake.notified() => {},
+                // Cancel-safe: the timer is kept across iterations.
+                () = &mut timer, if deadline.is_some() => self.expire(),
+                // Cancel-safe: Child::wait only records the status once the process is reaped.
+                status = self.child.wait() => return self.ended(status.ok()),
+            }
+        }
+    }
+
+    /// Marks the connection ended (no more requests) and says how.
+    fn ended(&self, exit: Option<ExitStatus>) -> Ending {
+        let mut table = self.shared.table();
+        match table.state {
+            State::Closing => Ending::Requested,
+            State::Dropped => Ending::Dropped,
+            _ => {
+                table.state = State::Ended;
+                Ending::OnItsOwn { exit }
+            }
+        }
+    }
+
+    fn expire(&mut self) {
+        let expired = {
+            let mut table = self.shared.table();
+            table.armed = None; // fired: the loop re-arms at the next real deadline
+            table.pending.expire(Instant::now())
+        };
+        let mut events = Vec::with_capacity(expired.len());
+        for (id, entry) in expired {
+            let error = Error::Timeout {
+                ms: entry.timeout_ms(),
+            };
+            self.shared.forget(id, &error.to_string());
+            events.push(Event::Failed { id, error });
+        }
+        self.shared.sink.emit_all(events);
+    }
+
+    /// Handles the frames of one read and delivers their events as one batch.
+    fn on_frames(&self, frames: impl Iterator<Item = Frame>) {
+        let events = self.shared.handle(frames);
+        self.shared.sink.emit_all(events);
+    }
+
+    /// The process exited or its stdout ended: collect what it said last, report, clean up.
+    async fn ended_on_its_own(&mut self, exit: Option<ExitStatus>) {
+        let deadline = tokio::time::Instant::now() + DRAIN_AFTER_EXIT;
+        // Whatever the server wrote before exiting is still in the pipe: read it first (or,
+        // when the caller reads stdout, wait for the caller to reach its end).
+        if exit.is_some() {
+            if self.stdout.is_some() {
+                loop {
+                    let read = tokio::time::timeout_at(
+                        deadline,
+                        read_paced(&self.stdout, &self.shared, false),
+                    );
+                    match read.await {
+                        Ok(Ok(Read::Frames(frames))) => self.on_frames(frames.into_iter()),
+                        Ok(Ok(Read::End(last))) => {
+                            self.on_frames(last.into_iter());
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+            } else {
+                let wake = &self.shared.wake;
+                while !self.shared.stdout_eof.load(Ordering::Acquire) {
+                    if tokio::time::timeout_at(deadline, wake.notified())
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+        // Stdout ended but the process may live on: give it a moment to exit by itself.
+        let exit = match exit {
+            Some(status) => Some(status),
+            None => match tokio::time::timeout_at(deadline, self.child.wait()).await {
+                Ok(Ok(status)) => Some(status),
+                _ => None,
+            },
+        };
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout_at(deadline + DRAIN_AFTER_EXIT, task).await;
+        }
+        let stderr = self.tail.lock().unwrap_or_else(|e| e.into_inner()).text();
+        let info = exit.map(exit_info);
+        let abnormal = info.as_ref().is_none_or(|i| i.code != Some(0));
+        let error = Error::Closed {
+            exit: info,
+            stderr: Some(stderr),
+        };
+        self.shared.table().pending.clear();
+        if abnormal {
+            self.shared.sink.emit(Event::Error(error.clone()));
+        }
+        self.shared.sink.emit(Event::Closed(Some(error)));
+        // Then make sure nothing of the server is left: the process if stdout ended first, and
+        // any grandchildren in its group.
+        self.shutdown().await;
+    }
+
+    /// stdin closed → SIGTERM to the group → grace → SIGKILL → reaped.
+    async fn shutdown(&mut self) {
+        {
+            let mut table = self.shared.table();
+            if matches!(table.state, State::Open) {
+                table.state = State::Ended;
+            }
+            table.pending.clear();
+        }
+        self.shared.out().close();
+        self.stdin = None; // closes the descriptor, now that no writer can reach it
+        runtime::signal_group(self.pgid, libc::SIGTERM);
+        let deadline = Instant::now() + self.kill_grace;
+        let reaped = tokio::time::timeout(self.kill_grace, self.child.wait())
+            .await
+            .is_ok();
+        // The server is gone; give the rest of its group what is left of the grace period.
+        while reaped && Instant::now() < deadline && runtime::group_alive(self.pgid) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        if runtime::group_alive(self.pgid) || !reaped {
+            runtime::signal_group(self.pgid, libc::SIGKILL);
+        }
+        if !reaped {
+            let _ = self.child.wait().await;
+        }
+        if let Some(task) = self.stderr_task.take() {
+            task.abort();
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Starting the server process and reading how it ended.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::process::{ExitStatus, Stdio};
+
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
+use tokio::process::Child;
+
+use super::{StdioConfig, project_dir};
+use crate::error::{Error, ExitInfo};
+
+/// A pipe end taken out of tokio's process types, made non-blocking and watched for `interest`,
+/// so that it can be read and written with plain system calls (see the module docs).
+pub(super) fn async_fd(fd: OwnedFd, interest: Interest) -> std::io::Result<AsyncFd<OwnedFd>> {
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    // SAFETY: `fd` is an OwnedFd, open and moved into the AsyncFd, which owns it until dropped;
+    // OwnedFd::as_raw_fd always returns that same descriptor.
+    unsafe { AsyncFd::register_with_interest(fd, interest) }.map_err(|e| e.into_parts().1)
+}
+
+pub(super) fn spawn(config: &StdioConfig) -> Result<Child, Error> {
+    let mut cmd = tokio::process::Command::new(&config.command);
+    cmd.args(&config.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(false);
+    if let Some(env) = &config.env {
+        cmd.env_clear();
+        cmd.envs(env.iter().map(|(k, v)| (k, v)));
+    }
+    match &config.cwd {
+        Some(dir) => {
+            cmd.current_dir(dir);
+        }
+        None => {
+            if let Some(dir) = project_dir() {
+                cmd.current_dir(dir);
+            }
+        }
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: runs in the forked child before exec, where only async-signal-safe calls are
+        // allowed; prctl(2) and getppid(2) are. PR_SET_PDEATHSIG makes the kernel SIGTERM the
+        // server when the thread that spawned it dies (the host process crashed or was killed
+        // without running its exit hooks). If the parent died before prctl took effect, getppid
+        // no longer returns it, and the child exits at once instead of becoming an orphan.
+        let parent = std::process::id() as libc::pid_t;
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGTERM as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    cmd.spawn().map_err(|e| Error::spawn(&config.command, &e))
+}
+
+pub(super) fn exit_info(status: ExitStatus) -> ExitInfo {
+    use std::os::unix::process::ExitStatusExt;
+    ExitInfo {
+        code: status.code(),
+        signal: status.signal().map(signal_name),
+    }
+}
+
+/// The conventional name of a signal number (`SIGKILL`), as Node reports it.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        other => return format!("SIG{other}"),
+    };
+    name.to_string()
+}

@@ -1,0 +1,104 @@
+//! Draining the server's stderr: always read (a chatty server never blocks on a full pipe), the
+//! tail kept for error reports, text delivered live while a listener is set.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::AsyncReadExt;
+use tokio::process::ChildStderr;
+
+use super::STDERR_TAIL_BYTES;
+use super::shared::Flags;
+use crate::transport::{Event, EventSink};
+
+/// The last [`STDERR_TAIL_BYTES`] of stderr.
+#[derive(Default)]
+pub(super) struct Tail(VecDeque<u8>);
+
+impl Tail {
+    pub(super) fn push(&mut self, data: &[u8]) {
+        let data = &data[data.len().saturating_sub(STDERR_TAIL_BYTES)..];
+        let overflow = (self.0.len() + data.len()).saturating_sub(STDERR_TAIL_BYTES);
+        self.0.drain(..overflow);
+        self.0.extend(data);
+    }
+
+    pub(super) fn text(&self) -> String {
+        let (a, b) = self.0.as_slices();
+        let mut bytes = Vec::with_capacity(self.0.len());
+        bytes.extend_from_slice(a);
+        bytes.extend_from_slice(b);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+pub(super) async fn drain_stderr(
+    mut stderr: ChildStderr,
+    tail: Arc<Mutex<Tail>>,
+    flags: Arc<Flags>,
+    sink: Arc<dyn EventSink>,
+) {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        tail.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(&buf[..n]);
+        if flags.stderr.load(Ordering::Relaxed) {
+            carry.extend_from_slice(&buf[..n]);
+            let text = take_utf8(&mut carry);
+            if !text.is_empty() {
+                sink.emit(Event::Stderr(text));
+            }
+        } else {
+            carry.clear();
+        }
+    }
+    if !carry.is_empty() && flags.stderr.load(Ordering::Relaxed) {
+        sink.emit(Event::Stderr(String::from_utf8_lossy(&carry).into_owned()));
+    }
+}
+
+/// Takes the longest prefix of `bytes` that does not end inside a UTF-8 sequence, as text.
+fn take_utf8(bytes: &mut Vec<u8>) -> String {
+    let keep = match std::str::from_utf8(bytes) {
+        Ok(_) => 0,
+        Err(e) if e.error_len().is_none() => bytes.len() - e.valid_up_to(),
+        Err(_) => 0,
+    };
+    let rest = bytes.split_off(bytes.len() - keep);
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    *bytes = rest;
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    pub(super) fn tail_keeps_the_last_bytes() {
+        let mut t = Tail::default();
+        t.push(&vec![b'a'; STDERR_TAIL_BYTES]);
+        t.push(b"xyz");
+        let text = t.text();
+        assert_eq!(text.len(), STDERR_TAIL_BYTES);
+        assert!(text.ends_with("axyz"));
+        t.push(&vec![b'b'; STDERR_TAIL_BYTES * 2]);
+        assert_eq!(t.text(), "b".repeat(STDERR_TAIL_BYTES));
+    }
+
+    #[test]
+    pub(super) fn utf8_split_across_chunks() {
+        let mut carry = b"caf\xc3".to_vec();
+        assert_eq!(take_utf8(&mut carry), "caf");
+        carry.push(0xa9);
+        assert_eq!(take_utf8(&mut carry), "é");
+        assert!(carry.is_empty());
+    }
+}

@@ -1,0 +1,120 @@
+//! The outgoing side: frames in order, written without blocking by whichever thread has them
+//! (the caller's, or the owner's once stdin drains), the rest waiting in the outbox.
+
+use std::collections::VecDeque;
+use std::os::fd::RawFd;
+
+use crate::jsonrpc;
+
+pub(super) struct Outgoing {
+    /// The request this frame carries, so that an unsent frame can be dropped on cancel.
+    pub(super) id: Option<u64>,
+    pub(super) frame: Vec<u8>,
+}
+
+/// The outgoing side (behind [`Shared::out`]): frames in order, written without blocking by
+/// whichever thread has them, the rest waiting for stdin to drain.
+pub(super) struct Writer {
+    /// Frames waiting for stdin to become writable, in order.
+    pub(super) outbox: VecDeque<Outgoing>,
+    /// Bytes of the front frame already written.
+    pub(super) front_written: usize,
+    /// The raw stdin descriptor while it is open. The owner closes it only after clearing this
+    /// under the lock, so no write can reach a reused descriptor.
+    pub(super) stdin: Option<RawFd>,
+}
+
+impl Writer {
+    /// Queues `frame` and writes what stdin takes right now. Returns true when bytes are left
+    /// waiting where nothing was waiting before (the owner must then watch stdin).
+    pub(super) fn send(&mut self, id: Option<u64>, frame: Vec<u8>) -> bool {
+        self.send_all(std::iter::once((id, frame)))
+    }
+
+    /// [`Writer::send`] for several frames, written together.
+    pub(super) fn send_all(
+        &mut self,
+        frames: impl Iterator<Item = (Option<u64>, Vec<u8>)>,
+    ) -> bool {
+        if self.stdin.is_none() {
+            return false; // stdin is gone: the frames cannot be delivered; deadlines still run
+        }
+        let was_idle = self.outbox.is_empty();
+        self.outbox
+            .extend(frames.map(|(id, frame)| Outgoing { id, frame }));
+        if was_idle {
+            self.flush();
+        }
+        was_idle && !self.outbox.is_empty()
+    }
+
+    /// Writes queued frames until stdin would block. Never blocks.
+    pub(super) fn flush(&mut self) {
+        let Some(fd) = self.stdin else { return };
+        const MAX_IOV: usize = 64;
+        while !self.outbox.is_empty() {
+            let mut iov: Vec<libc::iovec> = Vec::with_capacity(self.outbox.len().min(MAX_IOV));
+            for (i, out) in self.outbox.iter().take(MAX_IOV).enumerate() {
+                let skip = if i == 0 { self.front_written } else { 0 };
+                let rest = &out.frame[skip..];
+                iov.push(libc::iovec {
+                    iov_base: rest.as_ptr() as *mut libc::c_void,
+                    iov_len: rest.len(),
+                });
+            }
+            // SAFETY: every iovec points into a frame owned by `self.outbox`, which is neither
+            // moved nor dropped during the call; `fd` is open (see `Writer::stdin`).
+            let n = unsafe { libc::writev(fd, iov.as_ptr(), iov.len() as libc::c_int) };
+            if n < 0 {
+                let err = std::io::Error::last_os_error();
+                match err.kind() {
+                    std::io::ErrorKind::Interrupted => continue,
+                    std::io::ErrorKind::WouldBlock => return,
+                    // The server closed its stdin: nothing more can be delivered.
+                    _ => {
+                        self.close();
+                        return;
+                    }
+                }
+            }
+            self.consume(n as usize);
+        }
+    }
+
+    /// Pops the frames that `n` written bytes completed.
+    pub(super) fn consume(&mut self, mut n: usize) {
+        while n > 0 {
+            let Some(front) = self.outbox.front() else {
+                break;
+            };
+            let left = front.frame.len() - self.front_written;
+            if n >= left {
+                n -= left;
+                self.front_written = 0;
+                self.outbox.pop_front();
+            } else {
+                self.front_written += n;
+                n = 0;
+            }
+        }
+    }
+
+    /// After request `id` settled without an answer: drop its frame if no byte of it was written,
+    /// otherwise tell the server. Returns what [`Writer::send`] returns.
+    pub(super) fn forget(&mut self, id: u64, reason: &str) -> bool {
+        match self.outbox.iter().position(|o| o.id == Some(id)) {
+            Some(pos) if pos > 0 || self.front_written == 0 => {
+                self.outbox.remove(pos);
+                false
+            }
+            _ => self.send(None, jsonrpc::cancelled_frame(id, reason)),
+        }
+    }
+
+    /// Stops all writing (stdin closed or broken).
+    pub(super) fn close(&mut self) {
+        self.stdin = None;
+        self.outbox.clear();
+        self.front_written = 0;
+    }
+}
