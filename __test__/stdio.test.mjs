@@ -138,6 +138,28 @@ describe('framing', () => {
   })
 })
 
+describe('stdin backpressure', () => {
+  it('a frame that cannot be written yet waits with its deadline running; an unsent one is dropped', async () => {
+    const t = await connect(['--pause-stdin-ms=600'])
+    const big = 'y'.repeat(4 * 1024 * 1024) // far more than a pipe holds
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 10)
+    const started = Date.now()
+    const a = settle(t.request('echo', { big, marker: 'a' }, { timeout: 150 }))
+    const b = settle(t.request('echo', { marker: 'b' }, { timeout: 150 }))
+    expect((await a).error.message).toBe('Request timeout after 150ms')
+    expect((await b).error.message).toBe('Request timeout after 150ms')
+    expect(Date.now() - started).toBeLessThan(500) // the deadlines ran while the frames waited
+    clearInterval(timer)
+    expect(ticks).toBeGreaterThan(5) // and the event loop never blocked on the write
+    // Once the server reads again: the partly written frame was completed (a frame is never cut),
+    // the never-started one was dropped, and the connection works.
+    expect(await t.request('echo', { marker: 'c' }, { timeout: 10000 })).toEqual({ marker: 'c' })
+    const markers = (await requestsSeen(t)).map((r) => r.params?.marker).filter(Boolean)
+    expect(markers).toEqual(['a', 'c'])
+  })
+})
+
 describe('deadlines and cancellation', () => {
   it('times out with the exact message and tells the server', async () => {
     const t = await connect([], { timeout: 60 })
