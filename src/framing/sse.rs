@@ -1,0 +1,404 @@
+//! Server-Sent Events decoding (the WHATWG event-stream format), without I/O: bytes in, events
+//! out. Lines end with CRLF, LF or CR (a CR at the end of one chunk and an LF at the start of the
+//! next are one line end); `data:` lines of one event are joined with `\n`; one space after the
+//! colon is removed; `event:`, `id:`, `retry:` and `:` comments are understood; a leading BOM is
+//! skipped. One event is at most `max_event_bytes`; a larger one is discarded while it streams in
+//! (reported as [`SseItem::Oversized`]), so memory stays bounded.
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` type, `"message"` when none was given.
+    pub event: String,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+    /// The last event id at dispatch time (`id:` persists across events), if any was set.
+    pub id: Option<String>,
+}
+
+/// What the decoder yields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseItem {
+    /// A complete event.
+    Event(SseEvent),
+    /// An event larger than the limit was discarded.
+    Oversized,
+}
+
+/// The stream ended in the middle of an event (`SSE stream ended unexpectedly`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Incomplete;
+
+/// The incremental decoder.
+#[derive(Debug)]
+pub struct SseDecoder {
+    /// Bytes of the current, unterminated line.
+    line: Vec<u8>,
+    /// The current line has bytes (possibly discarded ones): its end is not a blank line.
+    line_seen: bool,
+    /// The previous chunk ended with CR: an LF that starts the next one belongs to it.
+    after_cr: bool,
+    /// The stream start has been seen (BOM handling).
+    started: bool,
+    data: String,
+    has_data: bool,
+    event: String,
+    last_id: Option<String>,
+    retry: Option<u64>,
+    /// Bytes the current event holds so far.
+    size: usize,
+    max: usize,
+    /// Skipping the rest of an oversized event, up to its blank line.
+    discarding: bool,
+    /// Lines were seen since the last dispatch (for [`SseDecoder::finish`]).
+    in_event: bool,
+    ready: std::collections::VecDeque<SseItem>,
+}
+
+impl SseDecoder {
+    /// A decoder that discards events larger than `max_event_bytes`.
+    pub fn new(max_event_bytes: usize) -> Self {
+        SseDecoder {
+            line: Vec::new(),
+            line_seen: false,
+            after_cr: false,
+            started: false,
+            data: String::new(),
+            has_data: false,
+            event: String::new(),
+            last_id: None,
+            retry: None,
+            size: 0,
+            max: max_event_bytes,
+            discarding: false,
+            in_event: false,
+            ready: Default::default(),
+        }
+    }
+
+    /// The last `retry:` value in milliseconds, if the server sent one.
+    pub fn retry(&self) -> Option<u64> {
+        self.retry
+    }
+
+    /// The last event id (for `Last-Event-ID` when resuming).
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
+    /// Feeds bytes; complete events are then available from [`SseDecoder::next_item`].
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        if self.after_cr {
+            self.after_cr = false;
+            if let Some(rest) = bytes.strip_prefix(b"\n") {
+                bytes = rest;
+            }
+        }
+        while !bytes.is_empty() {
+            match memchr::memchr2(b'\n', b'\r', bytes) {
+                Some(pos) => {
+                    self.take_line_part(&bytes[..pos]);
+                    let mut line = std::mem::take(&mut self.line);
+                    if self.line_seen {
+                        self.on_line(&line);
+                    } else {
+                        self.dispatch(); // a blank line ends the event
+                    }
+                    self.line_seen = false;
+                    line.clear();
+                    self.line = line;
+                    if bytes[pos] == b'\r' {
+                        match bytes.get(pos + 1) {
+                            Some(b'\n') => bytes = &bytes[pos + 2..],
+                            Some(_) => bytes = &bytes[pos + 1..],
+                            None => {
+                                self.after_cr = true;
+                                bytes = &[];
+                            }
+                        }
+                    } else {
+                        bytes = &bytes[pos + 1..];
+                    }
+                }
+                None => {
+                    self.take_line_part(bytes);
+                    bytes = &[];
+                }
+            }
+        }
+    }
+
+    /// The next complete item, if any.
+    pub fn next_item(&mut self) -> Option<SseItem> {
+        self.ready.pop_front()
+    }
+
+    /// At end of stream: `Err(Incomplete)` if an event (or a line) was cut off.
+    pub fn finish(&mut self) -> Result<(), Incomplete> {
+        let cut = self.line_seen || self.in_event;
+        self.line.clear();
+        self.line_seen = false;
+        self.reset_event();
+        if cut { Err(Incomplete) } else { Ok(()) }
+    }
+
+    fn take_line_part(&mut self, part: &[u8]) {
+        if part.is_empty() {
+            return;
+        }
+        self.line_seen = true;
+        if self.discarding {
+            return;
+        }
+        self.size += part.len();
+        if self.size > self.max {
+            self.discard();
+            return;
+        }
+        self.line.extend_from_slice(part);
+    }
+
+    fn discard(&mut self) {
+        self.discarding = true;
+        self.in_event = true;
+        self.line.clear();
+        self.data.clear();
+        self.has_data = false;
+    }
+
+    /// A non-blank line (empty here only when it was discarded).
+    fn on_line(&mut self, mut line: &[u8]) {
+        if !self.started {
+            // A byte-order mark may open the stream; it is not part of the first field name.
+            self.started = true;
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        }
+        if self.discarding || line.is_empty() || line[0] == b':' {
+            return; // comments do not open an event
+        }
+        self.in_event = true;
+        let (field, value) = match memchr::memchr(b':', line) {
+            Some(i) => {
+                let v = &line[i + 1..];
+                (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+            }
+            None => (line, &b""[..]),
+        };
+        match field {
+            b"data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(&String::from_utf8_lossy(value));
+                self.has_data = true;
+            }
+            b"event" => self.event = String::from_utf8_lossy(value).into_owned(),
+            b"id" if !value.contains(&0) => {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                self.retry = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+            }
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self) {
+        if self.discarding {
+            self.ready.push_back(SseItem::Oversized);
+        } else if self.has_data {
+            let event = if self.event.is_empty() {
+                "message".to_string()
+            } else {
+                std::mem::take(&mut self.event)
+            };
+            self.ready.push_back(SseItem::Event(SseEvent {
+                event,
+                data: std::mem::take(&mut self.data),
+                id: self.last_id.clone(),
+            }));
+        }
+        self.reset_event();
+    }
+
+    fn reset_event(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+        self.event.clear();
+        self.size = 0;
+        self.discarding = false;
+        self.in_event = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_in(chunks: &[&[u8]], max: usize) -> (Vec<SseItem>, Result<(), Incomplete>) {
+        let mut d = SseDecoder::new(max);
+        let mut out = Vec::new();
+        for c in chunks {
+            d.push(c);
+            out.extend(std::iter::from_fn(|| d.next_item()));
+        }
+        let end = d.finish();
+        (out, end)
+    }
+
+    fn ev(event: &str, data: &str, id: Option<&str>) -> SseItem {
+        SseItem::Event(SseEvent {
+            event: event.into(),
+            data: data.into(),
+            id: id.map(Into::into),
+        })
+    }
+
+    #[test]
+    fn every_line_ending_form() {
+        for sep in ["\n", "\r", "\r\n"] {
+            let text = format!("data: a{sep}data:b{sep}{sep}event: x{sep}data: c{sep}{sep}");
+            let (items, end) = decode_in(&[text.as_bytes()], 1 << 20);
+            assert_eq!(
+                items,
+                vec![ev("message", "a\nb", None), ev("x", "c", None)],
+                "{sep:?}"
+            );
+            assert_eq!(end, Ok(()));
+        }
+    }
+
+    #[test]
+    fn comments_ids_retry_and_odd_fields() {
+        let text = ": keep-alive\nid: 7\nretry: 1500\nretry: soon\nfoo: bar\ndata\ndata:  two spaces\n\nid\ndata: x\n\n";
+        let mut d = SseDecoder::new(1 << 20);
+        d.push(text.as_bytes());
+        let items: Vec<_> = std::iter::from_fn(|| d.next_item()).collect();
+        assert_eq!(
+            items,
+            vec![
+                ev("message", "\n two spaces", Some("7")),
+                ev("message", "x", Some(""))
+            ]
+        );
+        assert_eq!(d.retry(), Some(1500));
+        assert_eq!(d.last_event_id(), Some(""));
+    }
+
+    #[test]
+    fn an_event_without_data_is_not_dispatched_but_its_id_sticks() {
+        let (items, _) = decode_in(&[b"id: 3\nevent: ping\n\ndata: y\n\n"], 1 << 20);
+        assert_eq!(items, vec![ev("message", "y", Some("3"))]);
+    }
+
+    #[test]
+    fn split_at_every_byte_boundary() {
+        let text = "\u{feff}event: endpoint\r\ndata: /messages?s=1\r\n\r\nid: 9\rdata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":\"é\"}\r\r: c\n\ndata: last\n\n";
+        let bytes = text.as_bytes();
+        let (whole, _) = decode_in(&[bytes], 1 << 20);
+        assert_eq!(
+            whole,
+            vec![
+                ev("endpoint", "/messages?s=1", None),
+                ev("message", "{\"jsonrpc\":\"2.0\",\n\"id\":\"é\"}", Some("9")),
+                ev("message", "last", Some("9")),
+            ]
+        );
+        for cut in 0..=bytes.len() {
+            let (items, end) = decode_in(&[&bytes[..cut], &bytes[cut..]], 1 << 20);
+            assert_eq!(items, whole, "cut at {cut}");
+            assert_eq!(end, Ok(()));
+        }
+        for cut in 1..bytes.len() - 1 {
+            let (items, _) = decode_in(
+                &[&bytes[..cut], &bytes[cut..cut + 1], &bytes[cut + 1..]],
+                1 << 20,
+            );
+            assert_eq!(items, whole, "cuts at {cut}, {}", cut + 1);
+        }
+    }
+
+    #[test]
+    fn end_of_stream_inside_an_event_is_incomplete() {
+        assert_eq!(decode_in(&[b"data: x\n"], 1024).1, Err(Incomplete));
+        assert_eq!(decode_in(&[b"data: x"], 1024).1, Err(Incomplete));
+        assert_eq!(decode_in(&[b"data: x\n\n"], 1024).1, Ok(()));
+        assert_eq!(decode_in(&[b""], 1024).1, Ok(()));
+        assert_eq!(decode_in(&[b"data: x\n\n: keep-alive\n"], 1024).1, Ok(()));
+        assert_eq!(
+            decode_in(&[b"data: x\n\n: keep-al"], 1024).1,
+            Err(Incomplete)
+        );
+    }
+
+    #[test]
+    fn oversized_events_are_discarded_while_streaming() {
+        let mut d = SseDecoder::new(64);
+        d.push(b"data: ");
+        for _ in 0..1000 {
+            d.push(&[b'x'; 100]);
+            assert!(d.line.len() <= 64);
+        }
+        d.push(b"\ndata: more\n\ndata: ok\n\n");
+        let items: Vec<_> = std::iter::from_fn(|| d.next_item()).collect();
+        assert_eq!(items, vec![SseItem::Oversized, ev("message", "ok", None)]);
+    }
+
+    /// A deterministic fuzz-style check (stable toolchain): random SSE-like streams, random
+    /// chunkings; the events never depend on where the chunks are cut, nothing panics, and the
+    /// line buffer never exceeds the limit.
+    #[test]
+    fn random_streams_decode_the_same_however_they_are_cut() {
+        const PIECES: &[&[u8]] = &[
+            b"data",
+            b"data:",
+            b"data: ",
+            b"event:",
+            b"id:",
+            b"retry:",
+            b"12",
+            b":",
+            b" ",
+            b"\r",
+            b"\n",
+            b"\r\n",
+            b"x",
+            b"{\"a\":1}",
+            b"\xc3\xa9",
+            b"\xff",
+            b"\0",
+            b"\xEF\xBB\xBF",
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for round in 0..2000 {
+            let mut stream = Vec::new();
+            for _ in 0..rand(60) {
+                stream.extend_from_slice(PIECES[rand(PIECES.len())]);
+            }
+            let max = [8, 64, 1 << 20][round % 3];
+            let (whole, whole_end) = decode_in(&[&stream], max);
+            let mut chunks = Vec::new();
+            let mut at = 0;
+            while at < stream.len() {
+                let n = 1 + rand(stream.len() - at);
+                chunks.push(&stream[at..at + n]);
+                at += n;
+            }
+            let mut d = SseDecoder::new(max);
+            let mut items = Vec::new();
+            for c in &chunks {
+                d.push(c);
+                assert!(d.line.len() <= max, "round {round}");
+                items.extend(std::iter::from_fn(|| d.next_item()));
+            }
+            assert_eq!(items, whole, "round {round}: {stream:?} cut as {chunks:?}");
+            assert_eq!(d.finish(), whole_end, "round {round}");
+        }
+    }
+}
