@@ -66,12 +66,16 @@ export interface MCPHttpServerConfig extends MCPServerConfigBase {
   type: 'http'
   url: string
   headers?: Record<string, string>
+  /** [beyond] Largest accepted SSE event or JSON body in bytes. Default 128 MiB. */
+  maxMessageBytes?: number
 }
 
 export interface MCPSseServerConfig extends MCPServerConfigBase {
   type: 'sse'
   url: string
   headers?: Record<string, string>
+  /** [beyond] Largest accepted SSE event or JSON body in bytes. Default 128 MiB. */
+  maxMessageBytes?: number
 }
 
 export type MCPServerConfig = MCPStdioServerConfig | MCPHttpServerConfig | MCPSseServerConfig
@@ -229,6 +233,8 @@ export interface MCPError extends Error {
   signal?: string | null
   /** Stdio: the last 64 KiB of the server's stderr. */
   stderr?: string
+  /** HTTP: the status of a non-2xx answer. */
+  status?: number
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,3 +264,32 @@ export declare class StdioTransport implements MCPTransport {
 }
 
 export declare function createStdioTransport(config: MCPStdioServerConfig): Promise<StdioTransport>
+
+/**
+ * MCP over Streamable HTTP: one POST per message, JSON or SSE replies, session id kept.
+ * For `type: "http"` and `type: "sse"` configs.
+ */
+export declare class HttpTransport implements MCPTransport {
+  /** Does no I/O; neither does `connect()`. */
+  constructor(config: MCPHttpServerConfig | MCPSseServerConfig)
+  readonly config: MCPHttpServerConfig | MCPSseServerConfig
+  readonly url: string
+  readonly connected: boolean
+  /** [beyond] The session id the server assigned, if any. */
+  readonly sessionId: string | undefined
+  /** [beyond] The protocol version negotiated by a successful `initialize`. */
+  readonly protocolVersion: string | undefined
+  onClose?: () => void
+  onError?: (error: Error) => void
+  onNotification?: (method: string, params: unknown) => void
+  /** [beyond] Answers server→client requests other than `ping`. */
+  onRequest?: MCPRequestHandler
+  /** Marks the transport connected; no I/O. */
+  connect(): Promise<void>
+  request<T = unknown>(method: string, params?: Record<string, unknown>, options?: MCPRequestOptions): Promise<T>
+  notify(method: string, params?: Record<string, unknown>): Promise<void>
+  /** Rejects pending requests, sends DELETE for the session (outcome ignored), then onClose. */
+  close(): Promise<void>
+}
+
+export declare function createHttpTransport(config: MCPHttpServerConfig | MCPSseServerConfig): Promise<HttpTransport>

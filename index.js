@@ -87,9 +87,11 @@ function makeEventHandler(weak, holder) {
 }
 
 /**
- * MCP transport over a child process's stdin/stdout (newline-delimited JSON).
+ * What both transports share: request ids, the per-tick request batch, pending promises with
+ * their abort listeners, the event-loop hold, event dispatch and the assignable callbacks.
+ * Subclasses create `this._native` with `this._eventHandler()` and implement connect/close/notify.
  */
-class StdioTransport {
+class NativeTransport {
   constructor(config) {
     this.config = config
     this.onClose = undefined
@@ -111,24 +113,15 @@ class StdioTransport {
     this._held = false
     this._releaseQueued = false
     this._releaseIfIdle = () => this._letGo()
-    this._native = new native.NativeStdio(makeEventHandler(new WeakRef(this), this._holder))
+    this._native = null
+  }
+
+  _eventHandler() {
+    return makeEventHandler(new WeakRef(this), this._holder)
   }
 
   get connected() {
     return this._connected
-  }
-
-  /** Server process id while connected. [beyond] */
-  get pid() {
-    return this._connected ? this._native.pid : null
-  }
-
-  get onStderr() {
-    return this._onStderr
-  }
-  set onStderr(fn) {
-    this._onStderr = fn
-    this._syncListeners()
   }
 
   get onRequest() {
@@ -171,38 +164,7 @@ class StdioTransport {
     if (this._socket) this._socket.unref()
   }
 
-  _dropReader() {
-    const socket = this._socket
-    this._socket = null
-    if (socket) socket.destroy()
-  }
-
-  async connect() {
-    if (this._connected) return
-    if (this._closing) await this._closing
-    if (this._connected) return
-    const c = this.config || {}
-    const config = {
-      command: c.command,
-      args: Array.isArray(c.args) ? c.args.map(String) : [],
-      env: Object.entries({ ...process.env, ...(c.env || {}) })
-        .filter(([, v]) => v !== undefined && v !== null)
-        .map(([k, v]) => [k, String(v)]),
-    }
-    if (c.cwd !== undefined && c.cwd !== null) config.cwd = String(c.cwd)
-    if (c.maxMessageBytes !== undefined) config.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
-    if (c.killGraceMs !== undefined) config.killGraceMs = Math.max(0, Math.floor(Number(c.killGraceMs)))
-    if (typeof config.command !== 'string') {
-      throw makeError({ message: 'Invalid config: "command" must be a string', code: 'MCP_INVALID_CONFIG' })
-    }
-    config.callerReadsStdout = JS_READER
-    installExitHook()
-    this._syncListeners()
-    const err = this._native.connect(JSON.stringify(config))
-    if (err) throw makeError(err)
-    if (JS_READER) attachReader(this, this._native.takeStdoutFd())
-    this._connected = true
-  }
+  _dropReader() {}
 
   request(method, params, options) {
     if (!this._connected) return Promise.reject(notConnected())
@@ -272,12 +234,8 @@ class StdioTransport {
     return entry
   }
 
-  async notify(method, params) {
-    if (!this._connected) throw notConnected()
-    const body = JSON.stringify(params ?? {})
-    if (!this._native.notify(String(method), body)) throw transportClosed()
-  }
-
+  /** Rejects pending requests, closes (stdio: the shutdown sequence; HTTP: the session DELETE),
+   * then calls onClose once. Not connected: returns at once. */
   async close() {
     if (!this._connected) {
       if (this._closing) await this._closing
@@ -395,11 +353,141 @@ class StdioTransport {
   }
 }
 
+/**
+ * MCP transport over a child process's stdin/stdout (newline-delimited JSON).
+ */
+class StdioTransport extends NativeTransport {
+  constructor(config) {
+    super(config)
+    this._native = new native.NativeStdio(this._eventHandler())
+  }
+
+  /** Server process id while connected. [beyond] */
+  get pid() {
+    return this._connected ? this._native.pid : null
+  }
+
+  get onStderr() {
+    return this._onStderr
+  }
+  set onStderr(fn) {
+    this._onStderr = fn
+    this._syncListeners()
+  }
+
+  _dropReader() {
+    const socket = this._socket
+    this._socket = null
+    if (socket) socket.destroy()
+  }
+
+  async connect() {
+    if (this._connected) return
+    if (this._closing) await this._closing
+    if (this._connected) return
+    const c = this.config || {}
+    const config = {
+      command: c.command,
+      args: Array.isArray(c.args) ? c.args.map(String) : [],
+      env: Object.entries({ ...process.env, ...(c.env || {}) })
+        .filter(([, v]) => v !== undefined && v !== null)
+        .map(([k, v]) => [k, String(v)]),
+    }
+    if (c.cwd !== undefined && c.cwd !== null) config.cwd = String(c.cwd)
+    if (c.maxMessageBytes !== undefined) config.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
+    if (c.killGraceMs !== undefined) config.killGraceMs = Math.max(0, Math.floor(Number(c.killGraceMs)))
+    if (typeof config.command !== 'string') {
+      throw makeError({ message: 'Invalid config: "command" must be a string', code: 'MCP_INVALID_CONFIG' })
+    }
+    config.callerReadsStdout = JS_READER
+    installExitHook()
+    this._syncListeners()
+    const err = this._native.connect(JSON.stringify(config))
+    if (err) throw makeError(err)
+    if (JS_READER) attachReader(this, this._native.takeStdoutFd())
+    this._connected = true
+  }
+
+  async notify(method, params) {
+    if (!this._connected) throw notConnected()
+    const body = JSON.stringify(params ?? {})
+    if (!this._native.notify(String(method), body)) throw transportClosed()
+  }
+
+
+}
+
+/**
+ * MCP transport over Streamable HTTP (POST per message; JSON or SSE replies).
+ */
+class HttpTransport extends NativeTransport {
+  constructor(config) {
+    super(config)
+    const c = config || {}
+    this.url = c.url
+    const headers = Object.entries(c.headers || {}).map(([k, v]) => [k, String(v)])
+    const t = c.timeout === undefined || c.timeout === null ? DEFAULT_TIMEOUT : Math.max(0, Number(c.timeout))
+    const spec = { url: String(c.url), headers, timeoutMs: Number.isFinite(t) ? t : DEFAULT_TIMEOUT }
+    if (c.maxMessageBytes !== undefined) spec.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
+    this._native = new native.NativeHttp(JSON.stringify(spec), this._eventHandler())
+  }
+
+  /** The session id the server assigned, if any. [beyond] */
+  get sessionId() {
+    return this._native.sessionId ?? undefined
+  }
+
+  /** The negotiated protocol version, after a successful initialize. [beyond] */
+  get protocolVersion() {
+    return this._native.protocolVersion ?? undefined
+  }
+
+  async connect() {
+    if (this._connected) return
+    if (this._closing) await this._closing
+    if (this._connected) return
+    this._syncListeners()
+    this._native.connect()
+    this._connected = true
+  }
+
+  notify(method, params) {
+    if (!this._connected) return Promise.reject(notConnected())
+    let body
+    try {
+      body = JSON.stringify(params ?? {})
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    const t = this.config && this.config.timeout
+    const timeout = t === undefined || t === null ? DEFAULT_TIMEOUT : Number(t)
+    const id = this._nextId++
+    return new Promise((resolve, reject) => {
+      this._pending.set(id, { resolve: () => resolve(), reject, signal: undefined, onAbort: undefined, queued: false })
+      this._hold()
+      const err = this._native.notify(id, String(method), body, timeout)
+      if (err) {
+        const entry = this._settle(id)
+        if (entry) entry.reject(makeError(err))
+      }
+    })
+  }
+
+}
+
 async function createStdioTransport(config) {
   const transport = new StdioTransport(config)
   await transport.connect()
   return transport
 }
 
+async function createHttpTransport(config) {
+  const transport = new HttpTransport(config)
+  await transport.connect()
+  return transport
+}
+
 exports.StdioTransport = StdioTransport
 exports.createStdioTransport = createStdioTransport
+exports.HttpTransport = HttpTransport
+exports.createHttpTransport = createHttpTransport

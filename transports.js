@@ -4,3 +4,5 @@ const root = require('./index.js')
 
 exports.StdioTransport = root.StdioTransport
 exports.createStdioTransport = root.createStdioTransport
+exports.HttpTransport = root.HttpTransport
+exports.createHttpTransport = root.createHttpTransport

@@ -35,7 +35,7 @@ describe('exports', () => {
         err ? reject(err) : resolve(JSON.parse(stdout)),
       ),
     )
-    const names = ['StdioTransport', 'createStdioTransport']
+    const names = ['StdioTransport', 'createStdioTransport', 'HttpTransport', 'createHttpTransport']
     expect(out).toEqual({ rootHas: names, sameInTransports: names, sameInCjs: names, typesIsEmpty: true })
     expect(typeof transports.StdioTransport).toBe('function')
     expect(typeof transports.createStdioTransport).toBe('function')

@@ -34,8 +34,12 @@ async function useIt(): Promise<void> {
   }
   const factory: TransportFactory = async (c) => {
     if (c.type === undefined || c.type === 'stdio') return createStdioTransport(c)
-    throw new Error(`Unknown server type: ${c.type}`)
+    if (c.type === 'http' || c.type === 'sse') return transports.createHttpTransport(c)
+    throw new Error(`Unknown server type: ${(c as { type: string }).type}`)
   }
+  const http = new transports.HttpTransport({ type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { A: 'b' } })
+  const sid: string | undefined = http.sessionId
+  void sid
   void [version, names, connected, pid, factory, StdioTransport]
 }
 void useIt

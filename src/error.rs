@@ -67,6 +67,39 @@ pub enum Error {
     /// An I/O error on the transport (not a malformed message).
     #[error("{0}")]
     Io(String),
+    /// A non-2xx HTTP answer: `HTTP <status>: <body>` plus auth hints.
+    #[error("{message}")]
+    Http {
+        /// The HTTP status.
+        status: u16,
+        /// The full message.
+        message: String,
+        /// The answer said the session is gone (404, or 400 naming the session, to a request
+        /// that carried a session id); the session id was cleared.
+        session_expired: bool,
+    },
+    /// A notification POST got no answer in time.
+    #[error("Notify timeout after {ms}ms")]
+    NotifyTimeout {
+        /// The deadline in milliseconds.
+        ms: u64,
+    },
+    /// An SSE reply did not deliver the answer in time.
+    #[error("SSE response timeout after {ms}ms")]
+    SseTimeout {
+        /// The deadline in milliseconds.
+        ms: u64,
+    },
+    /// An SSE reply ended without the answer.
+    #[error("No response received for request ID {id}")]
+    NoResponse {
+        /// Our request id.
+        id: u64,
+    },
+    /// A reply that could not be read (`Invalid JSON response: …`, `No response body`,
+    /// `SSE stream ended unexpectedly`).
+    #[error("{0}")]
+    Parse(String),
 }
 
 impl Error {
@@ -81,6 +114,14 @@ impl Error {
             Error::Spawn { .. } => "MCP_SPAWN_FAILED",
             Error::InvalidConfig(_) => "MCP_INVALID_CONFIG",
             Error::Io(_) => "MCP_IO_ERROR",
+            Error::Http {
+                session_expired: true,
+                ..
+            } => "MCP_SESSION_EXPIRED",
+            Error::Http { .. } => "MCP_HTTP_ERROR",
+            Error::NotifyTimeout { .. } | Error::SseTimeout { .. } => "MCP_TIMEOUT",
+            Error::NoResponse { .. } => "MCP_NO_RESPONSE",
+            Error::Parse(_) => "MCP_PARSE_ERROR",
         }
     }
 

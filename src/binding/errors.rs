@@ -29,8 +29,11 @@ pub fn descriptor(error: &Error) -> Value {
                 d.insert("stderr".into(), Value::String(stderr.clone()));
             }
         }
-        Error::Timeout { ms } => {
+        Error::Timeout { ms } | Error::NotifyTimeout { ms } | Error::SseTimeout { ms } => {
             d.insert("timeout".into(), json!(ms));
+        }
+        Error::Http { status, .. } => {
+            d.insert("status".into(), json!(status));
         }
         // Like Node's own spawn errors: `code` is the errno name, plus `syscall` and `path`.
         Error::Spawn { command, errno, .. } => {

@@ -3,14 +3,78 @@
 //! turns into `Error` objects ([`errors`]).
 
 mod errors;
+mod http;
 mod sink;
 mod stdio;
 
 use napi_derive::napi;
+
+use crate::transport::OutgoingRequest;
 
 /// Terminates every server process group this addon started (SIGTERM, a short grace, SIGKILL).
 /// `index.js` calls it when the host process exits.
 #[napi]
 pub fn kill_all_children() {
     crate::runtime::kill_all_children();
+}
+
+/// The reply to a server→client request from JS: `error` (JSON text) wins, else `result`, else `{}`.
+fn reply_outcome<'a>(
+    result: &'a Option<String>,
+    error: &'a Option<String>,
+) -> Result<&'a str, &'a str> {
+    match (error, result) {
+        (Some(e), _) => Err(e.as_str()),
+        (None, Some(r)) => Ok(r.as_str()),
+        (None, None) => Ok("{}"),
+    }
+}
+
+/// One line of the `sendRequests` batch: `<id> <timeoutMs> <method JSON string><params JSON>`.
+fn parse_request_line(line: &str) -> Option<OutgoingRequest<'_>> {
+    let (id, rest) = line.split_once(' ')?;
+    let (timeout, rest) = rest.split_once(' ')?;
+    let bytes = rest.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut i = 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    let end = (i < bytes.len()).then_some(i + 1)?;
+    let timeout_ms = timeout
+        .parse::<f64>()
+        .ok()
+        .filter(|t| *t > 0.0)
+        .map_or(0, |t| t.ceil().min(u64::MAX as f64) as u64);
+    Some(OutgoingRequest {
+        id: id.parse().ok()?,
+        method_json: &rest[..end],
+        params: Some(&rest[end..]).filter(|p| !p.is_empty()),
+        timeout_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_request_line;
+
+    #[test]
+    fn request_lines() {
+        let r = parse_request_line(r#"12 30000 "tools/call"{"name":"x"}"#).unwrap();
+        assert_eq!(
+            (r.id, r.timeout_ms, r.method_json, r.params),
+            (12, 30000, r#""tools/call""#, Some(r#"{"name":"x"}"#))
+        );
+        let r = parse_request_line(r#"3 0.5 "a\"b\\"{}"#).unwrap();
+        assert_eq!(
+            (r.timeout_ms, r.method_json, r.params),
+            (1, r#""a\"b\\""#, Some("{}"))
+        );
+        let r = parse_request_line(r#"4 NaN "m""#).unwrap();
+        assert_eq!((r.timeout_ms, r.params), (0, None));
+        assert!(parse_request_line(r#"x 1 "m"{}"#).is_none());
+        assert!(parse_request_line(r#"1 1 "unterminated"#).is_none());
+    }
 }

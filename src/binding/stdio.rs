@@ -8,7 +8,9 @@ use napi_derive::napi;
 
 use super::errors::descriptor_text;
 use super::sink::{BatchSink, batch_text};
-use crate::transport::stdio::{OutgoingRequest, StdioConfig, StdioTransport};
+use super::{parse_request_line, reply_outcome};
+use crate::transport::OutgoingRequest;
+use crate::transport::stdio::{StdioConfig, StdioTransport};
 
 /// Low-level stdio transport. Use `StdioTransport` from the package root instead.
 #[napi]
@@ -17,33 +19,7 @@ pub struct NativeStdio {
     sink: Arc<BatchSink>,
 }
 
-/// One line of the `sendRequests` batch: `<id> <timeoutMs> <method JSON string><params JSON>`.
-fn parse_request_line(line: &str) -> Option<OutgoingRequest<'_>> {
-    let (id, rest) = line.split_once(' ')?;
-    let (timeout, rest) = rest.split_once(' ')?;
-    let bytes = rest.as_bytes();
-    if bytes.first() != Some(&b'"') {
-        return None;
-    }
-    let mut i = 1;
-    while i < bytes.len() && bytes[i] != b'"' {
-        i += if bytes[i] == b'\\' { 2 } else { 1 };
-    }
-    let end = (i < bytes.len()).then_some(i + 1)?;
-    let timeout_ms = timeout
-        .parse::<f64>()
-        .ok()
-        .filter(|t| *t > 0.0)
-        .map_or(0, |t| t.ceil().min(u64::MAX as f64) as u64);
-    Some(OutgoingRequest {
-        id: id.parse().ok()?,
-        method_json: &rest[..end],
-        params: Some(&rest[end..]).filter(|p| !p.is_empty()),
-        timeout_ms,
-    })
-}
-
-fn as_id(id: f64) -> u64 {
+pub(super) fn as_id(id: f64) -> u64 {
     if id.is_finite() && id > 0.0 {
         id as u64
     } else {
@@ -110,12 +86,9 @@ impl NativeStdio {
     /// (JSON text) is used, `error` first.
     #[napi]
     pub fn reply(&self, id: String, result: Option<String>, error: Option<String>) -> bool {
-        let outcome = match (&error, &result) {
-            (Some(e), _) => Err(e.as_str()),
-            (None, Some(r)) => Ok(r.as_str()),
-            (None, None) => Ok("{}"),
-        };
-        self.inner.reply(&id, outcome).is_ok()
+        self.inner
+            .reply(&id, reply_outcome(&result, &error))
+            .is_ok()
     }
 
     /// With `callerReadsStdout`: the stdout pipe's descriptor, once. The caller owns it (and
@@ -161,28 +134,5 @@ impl NativeStdio {
     #[napi(getter)]
     pub fn pid(&self) -> Option<u32> {
         self.inner.pid()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_request_line;
-
-    #[test]
-    fn request_lines() {
-        let r = parse_request_line(r#"12 30000 "tools/call"{"name":"x"}"#).unwrap();
-        assert_eq!(
-            (r.id, r.timeout_ms, r.method_json, r.params),
-            (12, 30000, r#""tools/call""#, Some(r#"{"name":"x"}"#))
-        );
-        let r = parse_request_line(r#"3 0.5 "a\"b\\"{}"#).unwrap();
-        assert_eq!(
-            (r.timeout_ms, r.method_json, r.params),
-            (1, r#""a\"b\\""#, Some("{}"))
-        );
-        let r = parse_request_line(r#"4 NaN "m""#).unwrap();
-        assert_eq!((r.timeout_ms, r.params), (0, None));
-        assert!(parse_request_line(r#"x 1 "m"{}"#).is_none());
-        assert!(parse_request_line(r#"1 1 "unterminated"#).is_none());
     }
 }

@@ -2,6 +2,7 @@
 //! reports to its user ([`Event`], delivered in order through an [`EventSink`]) and the
 //! pending-request table with its per-request deadlines ([`Pending`]).
 
+pub mod http;
 pub mod stdio;
 
 use std::collections::{BTreeSet, HashMap};
@@ -56,6 +57,19 @@ pub enum Event {
     /// The connection ended; always the last event of a connection. `None` after `close()`,
     /// otherwise the reason every pending request fails with.
     Closed(Option<Error>),
+}
+
+/// One outgoing request, as the binding hands it over (see `stdio::StdioTransport::send_requests`).
+#[derive(Debug, Clone, Copy)]
+pub struct OutgoingRequest<'a> {
+    /// Its id, unique for the transport's lifetime.
+    pub id: u64,
+    /// The method as JSON string text, quotes included.
+    pub method_json: &'a str,
+    /// The params as JSON text; `None` sends `{}`.
+    pub params: Option<&'a str>,
+    /// Its deadline in milliseconds; 0 fails at once without sending.
+    pub timeout_ms: u64,
 }
 
 /// Where a transport delivers its events. Called from runtime threads; must not block.

@@ -38,7 +38,7 @@ use serde::Deserialize;
 use tokio::io::Interest;
 use tokio::sync::Notify;
 
-use super::{Event, EventSink, Pending};
+use super::{Event, EventSink, OutgoingRequest, Pending};
 use crate::error::Error;
 use crate::framing::jsonl::LineDecoder;
 use crate::jsonrpc;
@@ -123,19 +123,6 @@ pub fn project_dir() -> Option<PathBuf> {
         return Some(pwd);
     }
     Some(cwd)
-}
-
-/// One request of [`StdioTransport::send_requests`].
-#[derive(Debug, Clone, Copy)]
-pub struct OutgoingRequest<'a> {
-    /// Its id, unique for the transport's lifetime.
-    pub id: u64,
-    /// The method as JSON string text, quotes included.
-    pub method_json: &'a str,
-    /// The params as JSON text; `None` sends `{}`.
-    pub params: Option<&'a str>,
-    /// Its deadline in milliseconds; 0 fails at once without sending.
-    pub timeout_ms: u64,
 }
 
 struct Connection {

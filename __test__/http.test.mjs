@@ -1,0 +1,275 @@
+// HttpTransport against real loopback HTTP servers: the project's fixture (http mode) and
+// server-everything in streamableHttp mode. Runs under vitest (Node) and `bun test` (Bun) alike.
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+import { HttpTransport, createHttpTransport } from 'mcp-native'
+import * as transports from 'mcp-native/transports'
+import { ROOT, NODE, settle, waitFor } from './helpers.mjs'
+
+let server
+let base
+beforeAll(async () => {
+  server = spawn(NODE, [join(ROOT, '__test__', 'fixture', 'http-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const { port } = await new Promise((resolve) => server.stdout.once('data', (d) => resolve(JSON.parse(String(d)))))
+  base = `http://127.0.0.1:${port}`
+})
+afterAll(() => server.kill())
+
+const open = []
+async function connect(extra = {}) {
+  const t = await createHttpTransport({ type: 'http', url: `${base}/mcp`, ...extra })
+  open.push(t)
+  return t
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((t) => t.close()))
+})
+const stats = async () => (await fetch(`${base}/stats`)).json()
+const initialize = (t) =>
+  t.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } })
+
+describe('HttpTransport basics', () => {
+  it('is exported from the root and mcp-native/transports; connect does no I/O', async () => {
+    // Identity across import paths is checked in a plain runtime by the stdio file's exports test.
+    expect(typeof transports.HttpTransport).toBe('function')
+    expect(typeof transports.createHttpTransport).toBe('function')
+    const config = { type: 'http', url: 'http://127.0.0.1:9/never' }
+    const t = new HttpTransport(config)
+    expect(t.config).toBe(config)
+    expect(t.url).toBe(config.url)
+    await expect(t.request('echo')).rejects.toThrow(/^Transport not connected$/)
+    await expect(t.notify('x')).rejects.toThrow(/^Transport not connected$/)
+    await t.connect() // nothing listens on port 9: connect must not have tried
+    expect(t.connected).toBe(true)
+    await t.close()
+  })
+
+  it('round-trips JSON replies, keeps the session id, and sends the header rules', async () => {
+    const t = await connect({ headers: { Authorization: 'Bearer abc', Accept: 'application/json, text/event-stream, */*', 'Mcp-Session-Id': 'configured' } })
+    const first = await t.request('headers')
+    expect(first.authorization).toBe('Bearer abc')
+    expect(first.accept).toBe('application/json, text/event-stream, */*')
+    expect(first['content-type']).toBe('application/json')
+    expect(first['mcp-session-id']).toBe('configured')
+    expect(first['mcp-protocol-version']).toBeUndefined()
+    const init = await initialize(t)
+    expect(init.serverInfo.name).toBe('mcp-native-http-fixture')
+    expect(t.sessionId).toMatch(/^sess-\d+$/)
+    expect(t.protocolVersion).toBe('2025-06-18')
+    const after = await t.request('headers')
+    expect(after['mcp-session-id']).toBe(t.sessionId) // the server's id overrides the configured one
+    expect(after['mcp-protocol-version']).toBe('2025-06-18')
+    expect(await t.request('echo', { a: [1, { b: 'c' }] })).toEqual({ a: [1, { b: 'c' }] })
+  })
+
+  it('SSE replies: notifications first, in order, then the answer; several values in one event', async () => {
+    const t = await connect()
+    const seen = []
+    t.onNotification = (method, params) => seen.push(`${method} ${JSON.stringify(params)}`)
+    const r = await t.request('sse-echo', { notes: 3 }).then((v) => {
+      seen.push('answer')
+      return v
+    })
+    expect(r).toEqual({ echoed: { notes: 3 } })
+    expect(seen).toEqual(['fixture/note {"i":0}', 'fixture/note {"i":1}', 'fixture/note {"i":2}', 'answer'])
+    seen.length = 0
+    expect(await t.request('sse-multi')).toEqual({ multi: true })
+    expect(seen).toEqual(['fixture/note {"i":0}'])
+  })
+
+  it('answers server→client requests inside an SSE reply by POST', async () => {
+    const t = await connect()
+    expect((await t.request('sse-reverse', { method: 'ping' })).answer.result).toEqual({})
+    expect((await t.request('sse-reverse', { method: 'roots/list' })).answer.error).toEqual({ code: -32601, message: 'Method not found' })
+    t.onRequest = async (method) => ({ roots: [{ uri: 'file:///x', name: method }] })
+    expect((await t.request('sse-reverse', { method: 'roots/list' })).answer.result).toEqual({ roots: [{ uri: 'file:///x', name: 'roots/list' }] })
+  })
+})
+
+describe('HttpTransport errors', () => {
+  it('has the exact messages', async () => {
+    const t = await connect()
+    const e500 = (await settle(t.request('http-error', { status: 500 }))).error
+    expect(e500.message).toBe('HTTP 500: ')
+    expect(e500.status).toBe(500)
+    expect(e500.code).toBe('MCP_HTTP_ERROR')
+    await expect(t.request('http-error', { status: 401, body: 'no', wwwAuthenticate: 'Bearer realm="x"', authServer: 'https://auth' })).rejects.toThrow(
+      /^HTTP 401: no \[WWW-Authenticate: Bearer realm="x"; Mcp-Auth-Server: https:\/\/auth\]$/,
+    )
+    await expect(t.request('http-error', { status: 403, body: 'forbidden', authServer: 'https://a' })).rejects.toThrow(/^HTTP 403: forbidden \[Mcp-Auth-Server: https:\/\/a\]$/)
+    await expect(t.request('error', { code: -32602, message: 'Invalid params' })).rejects.toThrow(/^MCP error -32602: Invalid params$/)
+    await expect(t.request('not-json')).rejects.toThrow(/JSON/)
+    const noAnswer = settle(t.request('sse-no-answer'))
+    expect((await noAnswer).error.message).toMatch(/^No response received for request ID \d+$/)
+    await expect(t.request('sse-cut')).rejects.toThrow(/^SSE stream ended unexpectedly$/)
+    expect(t.connected).toBe(true)
+    expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
+  })
+
+  it('deadlines cover the whole exchange and fire on time', async () => {
+    const t = await connect({ timeout: 150 })
+    let started = Date.now()
+    await expect(t.request('slow-headers', { ms: 2000 })).rejects.toThrow(/^Request timeout after 150ms$/)
+    expect(Date.now() - started).toBeLessThan(1000)
+    started = Date.now()
+    await expect(t.request('slow-body', { ms: 2000 })).rejects.toThrow(/^Request timeout after 150ms$/)
+    expect(Date.now() - started).toBeLessThan(1000)
+    started = Date.now()
+    await expect(t.request('sse-hang')).rejects.toThrow(/^SSE response timeout after 150ms$/)
+    expect(Date.now() - started).toBeLessThan(1000)
+    await expect(t.notify('slow/notify')).rejects.toThrow(/^Notify timeout after 150ms$/)
+    await expect(t.request('echo', {}, { timeout: 0 })).rejects.toThrow(/^Request timeout after 0ms$/)
+    const cancelled = await waitFor(async () => {
+      const { received } = await t.request('received', {}, { timeout: 5000 })
+      const c = received.filter((n) => n.method === 'notifications/cancelled')
+      return c.length >= 3 && c
+    })
+    expect(cancelled.map((n) => n.params.reason)).toEqual([
+      'Request timeout after 150ms',
+      'Request timeout after 150ms',
+      'SSE response timeout after 150ms',
+    ])
+  })
+
+  it('abort rejects at once with signal.reason, closes the stream, and tells the server', async () => {
+    const t = await connect()
+    const ac = new AbortController()
+    const p = t.request('sse-hang', {}, { signal: ac.signal })
+    await new Promise((r) => setTimeout(r, 50))
+    const started = Date.now()
+    ac.abort()
+    await expect(p).rejects.toBe(ac.signal.reason)
+    expect(Date.now() - started).toBeLessThan(50)
+    await waitFor(async () => (await t.request('received')).received.some((n) => n.method === 'notifications/cancelled'))
+    const pre = new AbortController()
+    pre.abort('early')
+    await expect(t.request('echo', {}, { signal: pre.signal })).rejects.toBe('early')
+  })
+
+  it('rejects header values with CR or LF before sending anything', async () => {
+    const t = await connect({ headers: { 'X-Evil': 'a\r\nInjected: 1' } })
+    await expect(t.request('echo')).rejects.toThrow(/CR or LF/)
+    await expect(t.notify('fixture/never')).rejects.toThrow(/CR or LF/)
+    const { received } = await (await connect()).request('received')
+    expect(received.some((n) => n.method === 'fixture/never')).toBe(false)
+  })
+
+  it('notify: any 2xx is success, others are HTTP errors', async () => {
+    const t = await connect()
+    await t.notify('fixture/hello', { x: 1 })
+    await expect(t.notify('fail/notify')).rejects.toThrow(/^HTTP 500: /)
+    const { received } = await t.request('received')
+    expect(received.find((n) => n.method === 'fixture/hello').params).toEqual({ x: 1 })
+  })
+})
+
+describe('HttpTransport sessions and lifecycle', () => {
+  it('a 404 to a request with a session id clears the session (also 400 naming the session)', async () => {
+    for (const how of ['expire-session', 'expire-session-400']) {
+      const t = await connect()
+      await initialize(t)
+      const sid = t.sessionId
+      expect(sid).toBeDefined()
+      await t.request(how)
+      const { error } = await settle(t.request('echo'))
+      expect(error.code).toBe('MCP_SESSION_EXPIRED')
+      expect(error.message).toMatch(how === 'expire-session' ? /^HTTP 404: Session not found$/ : /^HTTP 400: .*session/i)
+      expect(t.sessionId).toBeUndefined()
+      expect(await t.request('echo', { without: 'session' })).toEqual({ without: 'session' })
+    }
+  })
+
+  it('close sends DELETE with the session id, rejects pending requests, calls onClose once', async () => {
+    const t = await connect()
+    await initialize(t)
+    const sid = t.sessionId
+    let closes = 0
+    t.onClose = () => closes++
+    const pending = settle(t.request('sse-hang'))
+    await t.close()
+    expect((await pending).error.message).toBe('Transport closed')
+    expect(closes).toBe(1)
+    await t.close()
+    expect(closes).toBe(1)
+    expect((await stats()).deleted).toContain(sid)
+    await t.connect()
+    expect(t.sessionId).toBeUndefined()
+    expect(await t.request('echo', { again: 1 })).toEqual({ again: 1 })
+  })
+
+  it('2,000 requests at 32 in flight reuse a few kept-alive connections', async () => {
+    const t = await connect()
+    const before = (await stats()).connections
+    let next = 0
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < 2000) {
+          const i = next++
+          expect(await t.request('echo', { i })).toEqual({ i })
+        }
+      }),
+    )
+    const opened = (await stats()).connections - before
+    expect(opened).toBeLessThanOrEqual(40)
+  })
+})
+
+describe('server-everything (streamableHttp)', () => {
+  it('handshake, tools/list, echo, progress notifications, DELETE on close', async () => {
+    const port = await new Promise((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address()
+        s.close(() => resolve(port))
+      })
+    })
+    const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+    const child = spawn(NODE, [everything, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+    try {
+      const url = `http://127.0.0.1:${port}/mcp`
+      await waitFor(async () => {
+        try {
+          await fetch(url, { method: 'GET' })
+          return true
+        } catch {
+          return false
+        }
+      }, 15000)
+      const t = await createHttpTransport({ type: 'http', url })
+      const notes = []
+      t.onNotification = (method, params) => notes.push({ method, params })
+      const init = await t.request('initialize', {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 'mcp-native-test', version: '1.0.0' },
+      })
+      expect(init.serverInfo).toBeDefined()
+      expect(t.sessionId).toBeDefined()
+      await t.notify('notifications/initialized')
+      const { tools } = await t.request('tools/list')
+      expect(tools.map((x) => x.name)).toContain('echo')
+      const echo = await t.request('tools/call', { name: 'echo', arguments: { message: 'over http' } })
+      expect(echo.content[0].text).toContain('over http')
+      const long = await t.request('tools/call', {
+        name: 'trigger-long-running-operation',
+        arguments: { duration: 1, steps: 2 },
+        _meta: { progressToken: 'p-http' },
+      })
+      expect(long.content[0].text).toContain('Long running operation completed')
+      expect(notes.filter((n) => n.method === 'notifications/progress').map((n) => n.params.progress)).toEqual([1, 2])
+      const sid = t.sessionId
+      await t.close()
+      // The session is gone on the server: a request with it is refused.
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sid },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      })
+      expect(res.status).toBeGreaterThanOrEqual(400)
+    } finally {
+      child.kill()
+    }
+  })
+})

@@ -1,0 +1,571 @@
+//! The Streamable HTTP transport (SPEC 3.3), first slice: POST per message with the exact header
+//! rules, session capture, JSON and SSE replies (notifications and server→client requests on the
+//! way), the whole-exchange deadline, caller cancellation that drops the stream at once,
+//! `notifications/cancelled`, session-expiry detection, DELETE on close, pooled keep-alive
+//! connections. Not yet: SSE resume with `Last-Event-ID`, the GET listener, the legacy HTTP+SSE
+//! fallback of `type: "sse"`.
+//!
+//! Every request runs as its own task on the crate's runtime and reports through the same
+//! [`EventSink`] as the stdio transport; in-flight tasks are kept by id so that a cancel or a close
+//! can abort them (which closes their HTTP stream).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::task::AbortHandle;
+
+use super::{Event, EventSink, MAX_TIMEOUT_MS};
+use crate::error::Error;
+use crate::framing::sse::{SseDecoder, SseItem};
+use crate::jsonrpc::{self, Incoming};
+use crate::runtime;
+
+/// Default `maxMessageBytes` for one SSE event (and one JSON body): 128 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
+/// How long `close()` gives the session DELETE at most, when the config has no timeout.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
+/// How to reach the server. Built by the binding from the JS config.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpConfig {
+    /// The MCP endpoint.
+    pub url: String,
+    /// Extra headers, in order; they override the defaults.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    /// The transport timeout in milliseconds (per request, notify and the closing DELETE).
+    #[serde(default = "default_timeout")]
+    pub timeout_ms: u64,
+    /// See [`DEFAULT_MAX_MESSAGE_BYTES`].
+    #[serde(default = "default_max")]
+    pub max_message_bytes: usize,
+}
+
+fn default_timeout() -> u64 {
+    DEFAULT_TIMEOUT_MS
+}
+fn default_max() -> usize {
+    DEFAULT_MAX_MESSAGE_BYTES
+}
+
+struct Inner {
+    config: HttpConfig,
+    client: reqwest::Client,
+    /// Configured headers, validated once (CR/LF rejected before anything is sent).
+    headers: Result<HeaderMap, Error>,
+    session: Mutex<Option<String>>,
+    protocol_version: Mutex<Option<String>>,
+    inflight: Mutex<HashMap<u64, AbortHandle>>,
+    open: AtomicBool,
+    requests: AtomicBool,
+    sink: Arc<dyn EventSink>,
+}
+
+/// The caller's handle on a Streamable HTTP server.
+pub struct HttpTransport {
+    inner: Arc<Inner>,
+    next_id: AtomicU64,
+}
+
+impl HttpTransport {
+    /// A transport for `config`; events go to `sink`. No I/O until a message is sent.
+    pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
+        let client = reqwest::Client::builder()
+            .pool_idle_timeout(Duration::from_secs(90))
+            .build()
+            .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))?;
+        let headers = header_map(&config.headers);
+        Ok(HttpTransport {
+            inner: Arc::new(Inner {
+                config,
+                client,
+                headers,
+                session: Mutex::new(None),
+                protocol_version: Mutex::new(None),
+                inflight: Mutex::new(HashMap::new()),
+                open: AtomicBool::new(false),
+                requests: AtomicBool::new(false),
+                sink,
+            }),
+            next_id: AtomicU64::new(1),
+        })
+    }
+
+    /// Marks the transport connected (no I/O). A new connection starts without a session.
+    pub fn connect(&self) {
+        if !self.inner.open.swap(true, Ordering::AcqRel) {
+            *lock(&self.inner.session) = None;
+            *lock(&self.inner.protocol_version) = None;
+        }
+    }
+
+    /// The session id the server gave, if any.
+    pub fn session_id(&self) -> Option<String> {
+        lock(&self.inner.session).clone()
+    }
+
+    /// The negotiated protocol version (sent as `MCP-Protocol-Version` after `initialize`).
+    pub fn protocol_version(&self) -> Option<String> {
+        lock(&self.inner.protocol_version).clone()
+    }
+
+    /// Deliver server→client requests (other than `ping`) as [`Event::Request`].
+    pub fn set_request_listener(&self, on: bool) {
+        self.inner.requests.store(on, Ordering::Relaxed);
+    }
+
+    /// Allocates a request id.
+    pub fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Sends request `id` (method as JSON string text); the outcome arrives as
+    /// [`Event::Response`] / [`Event::Failed`] for `id`.
+    pub fn request(
+        &self,
+        id: u64,
+        method_json: &str,
+        params: Option<&str>,
+        timeout_ms: u64,
+    ) -> Result<(), Error> {
+        self.check_open()?;
+        let inner = self.inner.clone();
+        if timeout_ms == 0 {
+            inner.sink.emit(Event::Failed {
+                id,
+                error: Error::Timeout { ms: 0 },
+            });
+            return Ok(());
+        }
+        let is_initialize = method_json == "\"initialize\"";
+        let frame = jsonrpc::request_frame_json(id, method_json, params);
+        self.spawn_tracked(id, async move {
+            let outcome = inner
+                .clone()
+                .exchange(id, frame, timeout_ms, is_initialize)
+                .await;
+            inner.finish(id, outcome);
+        });
+        Ok(())
+    }
+
+    /// Sends a notification as exchange `id` (not a JSON-RPC id: the outcome of the POST is
+    /// reported for it, `Response` with no result on any 2xx).
+    pub fn notify(
+        &self,
+        id: u64,
+        method: &str,
+        params: Option<&str>,
+        timeout_ms: u64,
+    ) -> Result<(), Error> {
+        self.check_open()?;
+        let inner = self.inner.clone();
+        let frame = jsonrpc::notification_frame(method, params);
+        self.spawn_tracked(id, async move {
+            let outcome = inner.clone().post_only(frame, timeout_ms).await;
+            inner.finish(id, outcome.map(|()| None));
+        });
+        Ok(())
+    }
+
+    /// Answers a server→client request (`id` is raw JSON).
+    pub fn reply(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error> {
+        self.check_open()?;
+        self.inner
+            .clone()
+            .post_in_background(jsonrpc::reply_frame(id, outcome));
+        Ok(())
+    }
+
+    /// Gives up on request `id`: its exchange is aborted (closing its stream) and the server is
+    /// told with `notifications/cancelled`.
+    pub fn cancel(&self, id: u64, reason: &str) {
+        if let Some(task) = lock(&self.inner.inflight).remove(&id) {
+            task.abort();
+            self.inner
+                .clone()
+                .post_in_background(jsonrpc::cancelled_frame(id, reason));
+        }
+    }
+
+    /// Closes: aborts every exchange, sends DELETE for the session (bounded by the timeout,
+    /// outcome ignored), then reports [`Event::Closed`]`(None)`. False when not connected.
+    pub fn close(&self) -> bool {
+        if !self.inner.open.swap(false, Ordering::AcqRel) {
+            return false;
+        }
+        for (_, task) in lock(&self.inner.inflight).drain() {
+            task.abort();
+        }
+        let inner = self.inner.clone();
+        runtime::runtime().spawn(async move {
+            let session = lock(&inner.session).take();
+            if let Some(session) = session {
+                let mut headers = inner.headers.clone().unwrap_or_default();
+                if let Ok(v) = HeaderValue::from_str(&session) {
+                    headers.insert("mcp-session-id", v);
+                }
+                let req = inner
+                    .client
+                    .delete(&inner.config.url)
+                    .headers(headers)
+                    .send();
+                let _ = tokio::time::timeout(
+                    Duration::from_millis(inner.config.timeout_ms.min(MAX_TIMEOUT_MS)),
+                    req,
+                )
+                .await;
+            }
+            inner.sink.emit(Event::Closed(None));
+        });
+        true
+    }
+
+    fn check_open(&self) -> Result<(), Error> {
+        if self.inner.open.load(Ordering::Acquire) {
+            Ok(())
+        } else {
+            Err(Error::NotConnected)
+        }
+    }
+
+    fn spawn_tracked(&self, id: u64, fut: impl std::future::Future<Output = ()> + Send + 'static) {
+        let mut inflight = lock(&self.inner.inflight);
+        let task = runtime::runtime().spawn(fut);
+        inflight.insert(id, task.abort_handle());
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        for (_, task) in lock(&self.inner.inflight).drain() {
+            task.abort();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The configured headers as a map; a value with CR or LF (or otherwise invalid) is an error.
+fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, Error> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        if value.contains(['\r', '\n']) {
+            return Err(Error::InvalidConfig(format!(
+                "header \"{name}\" contains CR or LF"
+            )));
+        }
+        let n = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| Error::InvalidConfig(format!("invalid header name \"{name}\"")))?;
+        let v = HeaderValue::from_str(value)
+            .map_err(|_| Error::InvalidConfig(format!("invalid value for header \"{name}\"")))?;
+        map.insert(n, v);
+    }
+    Ok(map)
+}
+
+/// `HTTP <status>: <body>` plus the auth hints of SPEC 3.3.
+fn http_error(status: u16, body: &str, headers: &HeaderMap, session_expired: bool) -> Error {
+    let mut hints = Vec::new();
+    for name in ["WWW-Authenticate", "Mcp-Auth-Server"] {
+        if let Some(v) = headers.get(name).and_then(|v| v.to_str().ok()) {
+            hints.push(format!("{name}: {v}"));
+        }
+    }
+    let mut message = format!("HTTP {status}: {body}");
+    if !hints.is_empty() {
+        message.push_str(&format!(" [{}]", hints.join("; ")));
+    }
+    Error::Http {
+        status,
+        message,
+        session_expired,
+    }
+}
+
+#[derive(Deserialize)]
+struct Reply<'a> {
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+type Outcome = Result<Option<Box<RawValue>>, Error>;
+
+impl Inner {
+    /// Reports the outcome of exchange `id` unless it was cancelled or closed meanwhile.
+    fn finish(&self, id: u64, outcome: Outcome) {
+        if lock(&self.inflight).remove(&id).is_none() {
+            return;
+        }
+        self.sink.emit(match outcome {
+            Ok(result) => Event::Response { id, result },
+            Err(error) => Event::Failed { id, error },
+        });
+    }
+
+    fn post_headers(&self) -> Result<HeaderMap, Error> {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        for (name, value) in self.headers.as_ref().map_err(Clone::clone)? {
+            headers.insert(name, value.clone());
+        }
+        if let Some(session) = lock(&self.session).as_deref()
+            && let Ok(v) = HeaderValue::from_str(session)
+        {
+            headers.insert("mcp-session-id", v);
+        }
+        if let Some(version) = lock(&self.protocol_version).as_deref()
+            && let Ok(v) = HeaderValue::from_str(version)
+        {
+            headers.insert("mcp-protocol-version", v);
+        }
+        Ok(headers)
+    }
+
+    /// Takes the session id from any response; only visible ASCII is accepted.
+    fn capture_session(&self, headers: &HeaderMap) {
+        if let Some(v) = headers.get("mcp-session-id")
+            && !v.as_bytes().is_empty()
+            && v.as_bytes().iter().all(|b| (0x21..=0x7e).contains(b))
+            && let Ok(s) = v.to_str()
+        {
+            *lock(&self.session) = Some(s.to_string());
+        }
+    }
+
+    /// POSTs `frame`; returns the response after the status checks (non-2xx → error).
+    async fn post(&self, frame: Vec<u8>) -> Result<reqwest::Response, Error> {
+        let headers = self.post_headers()?;
+        let had_session = headers.contains_key("mcp-session-id");
+        let resp = self
+            .client
+            .post(&self.config.url)
+            .headers(headers)
+            .body(frame)
+            .send()
+            .await
+            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(&e))))?;
+        self.capture_session(resp.headers());
+        let status = resp.status().as_u16();
+        if resp.status().is_success() {
+            return Ok(resp);
+        }
+        let headers = resp.headers().clone();
+        let body = resp.text().await.unwrap_or_default();
+        let expired = had_session
+            && (status == 404 || (status == 400 && body.to_ascii_lowercase().contains("session")));
+        if expired {
+            *lock(&self.session) = None;
+        }
+        Err(http_error(status, &body, &headers, expired))
+    }
+
+    /// A POST whose 2xx answer carries nothing we need (notifications, replies).
+    async fn post_only(self: Arc<Self>, frame: Vec<u8>, timeout_ms: u64) -> Result<(), Error> {
+        let ms = timeout_ms.min(MAX_TIMEOUT_MS);
+        let exchange = async {
+            let resp = self.post(frame).await?;
+            let _ = resp.bytes().await;
+            Ok(())
+        };
+        match tokio::time::timeout(Duration::from_millis(ms), exchange).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::NotifyTimeout { ms }),
+        }
+    }
+
+    fn post_in_background(self: Arc<Self>, frame: Vec<u8>) {
+        let ms = self.config.timeout_ms;
+        runtime::runtime().spawn(async move {
+            let _ = self.post_only(frame, ms).await;
+        });
+    }
+
+    /// One request: POST, then read the JSON or SSE reply, all within the deadline.
+    async fn exchange(
+        self: Arc<Self>,
+        id: u64,
+        frame: Vec<u8>,
+        timeout_ms: u64,
+        is_initialize: bool,
+    ) -> Outcome {
+        let ms = timeout_ms.min(MAX_TIMEOUT_MS);
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
+        let resp = match tokio::time::timeout_at(deadline, self.post(frame)).await {
+            Ok(r) => r?,
+            Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
+        };
+        let sse = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("text/event-stream"));
+        let outcome = if sse {
+            match tokio::time::timeout_at(deadline, self.clone().read_sse(id, resp)).await {
+                Ok(r) => r,
+                Err(_) => return Err(self.timed_out(id, Error::SseTimeout { ms })),
+            }
+        } else {
+            match tokio::time::timeout_at(deadline, self.read_json(resp)).await {
+                Ok(r) => r,
+                Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
+            }
+        };
+        if is_initialize && let Ok(Some(result)) = &outcome {
+            #[derive(Deserialize)]
+            struct Init {
+                #[serde(rename = "protocolVersion")]
+                protocol_version: Option<String>,
+            }
+            if let Ok(Init {
+                protocol_version: Some(v),
+            }) = serde_json::from_str::<Init>(result.get())
+            {
+                *lock(&self.protocol_version) = Some(v);
+            }
+        }
+        outcome
+    }
+
+    /// After a deadline passed: tells the server (best effort) and returns the error.
+    fn timed_out(self: &Arc<Self>, id: u64, error: Error) -> Error {
+        self.clone()
+            .post_in_background(jsonrpc::cancelled_frame(id, &error.to_string()));
+        error
+    }
+
+    async fn read_json(&self, resp: reqwest::Response) -> Outcome {
+        let body = resp
+            .bytes()
+            .await
+            .map_err(|e| Error::Io(format!("reading the response failed: {}", error_chain(&e))))?;
+        if body.len() > self.config.max_message_bytes {
+            return Err(Error::MessageTooLarge {
+                limit: self.config.max_message_bytes,
+            });
+        }
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
+            return Err(Error::Parse(format!("Invalid JSON response: {e}")));
+        }
+        match serde_json::from_slice::<Reply<'_>>(&body) {
+            Ok(Reply {
+                error: Some(err), ..
+            }) if jsonrpc::is_truthy(err) => Err(Error::rpc(err)),
+            Ok(Reply { result, .. }) => Ok(result.map(RawValue::to_owned)),
+            Err(_) => Ok(None), // valid JSON that is not an object: `result` is undefined
+        }
+    }
+
+    /// Reads an SSE reply until the answer to `id`; notifications and server→client requests on
+    /// the way are handled in order.
+    async fn read_sse(self: Arc<Self>, id: u64, mut resp: reqwest::Response) -> Outcome {
+        if resp.status().as_u16() == 204 {
+            return Err(Error::Parse("No response body".into()));
+        }
+        let mut decoder = SseDecoder::new(self.config.max_message_bytes);
+        loop {
+            let chunk = resp
+                .chunk()
+                .await
+                .map_err(|e| Error::Io(format!("SSE stream failed: {}", error_chain(&e))))?;
+            let Some(chunk) = chunk else {
+                return match decoder.finish() {
+                    Err(_) => Err(Error::Parse("SSE stream ended unexpectedly".into())),
+                    Ok(()) => Err(Error::NoResponse { id }),
+                };
+            };
+            decoder.push(&chunk);
+            while let Some(item) = decoder.next_item() {
+                let SseItem::Event(event) = item else {
+                    continue;
+                };
+                if event.data.trim() == "[DONE]" {
+                    return Err(Error::NoResponse { id });
+                }
+                let mut events = Vec::new();
+                let found = self.on_sse_data(id, event.data.as_bytes(), &mut events);
+                self.sink.emit_all(events);
+                if let Some(outcome) = found {
+                    return outcome;
+                }
+            }
+        }
+    }
+
+    /// Handles one SSE data payload (one or more JSON values); returns the answer to `id` if it
+    /// is among them.
+    fn on_sse_data(
+        self: &Arc<Self>,
+        id: u64,
+        data: &[u8],
+        events: &mut Vec<Event>,
+    ) -> Option<Outcome> {
+        let mut stream = serde_json::Deserializer::from_slice(data).into_iter::<&RawValue>();
+        while let Some(Ok(value)) = stream.next() {
+            match jsonrpc::classify(value.get().as_bytes()) {
+                Incoming::Response { id: got, outcome } if jsonrpc::our_id(got) == Some(id) => {
+                    return Some(match outcome {
+                        Ok(result) => Ok(result.map(RawValue::to_owned)),
+                        Err(err) => Err(Error::rpc(err)),
+                    });
+                }
+                Incoming::Notification { method, params } => events.push(Event::Notification {
+                    method,
+                    params: params.map(RawValue::to_owned),
+                }),
+                Incoming::Request {
+                    id: rid,
+                    method,
+                    params,
+                } => {
+                    if method == "ping" {
+                        self.clone()
+                            .post_in_background(jsonrpc::reply_frame(rid.get(), Ok("{}")));
+                    } else if self.requests.load(Ordering::Relaxed) {
+                        events.push(Event::Request {
+                            id: rid.to_owned(),
+                            method,
+                            params: params.map(RawValue::to_owned),
+                        });
+                    } else {
+                        self.clone().post_in_background(jsonrpc::reply_frame(
+                            rid.get(),
+                            Err(jsonrpc::METHOD_NOT_FOUND),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+/// An error with its sources, for messages that say why (`connection refused`, ...).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
