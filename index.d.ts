@@ -293,3 +293,27 @@ export declare class HttpTransport implements MCPTransport {
 }
 
 export declare function createHttpTransport(config: MCPHttpServerConfig | MCPSseServerConfig): Promise<HttpTransport>
+
+// ---------------------------------------------------------------------------------------------
+// One-shot HTTP helpers (mcp-native/json-rpc)
+
+/** [beyond] Options of `callMCP`. Without `timeout` there is none, as in the reference. */
+export interface CallMCPOptions {
+  headers?: Record<string, string>
+  timeout?: number
+  signal?: AbortSignal
+}
+
+/**
+ * Parses an MCP HTTP response body: the first truthy JSON value of a `data: ` line (`[DONE]`
+ * skipped; an invalid one throws SyntaxError), else the whole text as JSON, else null.
+ */
+export declare function parseSSE(text: string): unknown
+
+/** POSTs one JSON-RPC request; resolves with the whole envelope (`error` is returned, not thrown). */
+export declare function callMCP<T = unknown>(
+  url: string,
+  method: string,
+  params?: Record<string, unknown>,
+  options?: CallMCPOptions,
+): Promise<JsonRpcResponse<T>>

@@ -487,6 +487,9 @@ async function createHttpTransport(config) {
   return transport
 }
 
+const jsonRpc = require('./json-rpc.js')
+exports.callMCP = jsonRpc.callMCP
+exports.parseSSE = jsonRpc.parseSSE
 exports.StdioTransport = StdioTransport
 exports.createStdioTransport = createStdioTransport
 exports.HttpTransport = HttpTransport

@@ -32,4 +32,5 @@ export type {
   MCPToolWithServer,
   SourceMeta,
   MCPError,
+  CallMCPOptions,
 } from './index'

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { HttpTransport, createHttpTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
+import { callMCP, parseSSE } from 'mcp-native/json-rpc'
 import { ROOT, NODE, settle, waitFor } from './helpers.mjs'
 
 let server
@@ -271,5 +272,50 @@ describe('server-everything (streamableHttp)', () => {
     } finally {
       child.kill()
     }
+  })
+})
+
+describe('parseSSE (reference parity)', () => {
+  it('matches every example of the contract', () => {
+    expect(parseSSE('{"a":1}')).toEqual({ a: 1 })
+    expect(parseSSE('data:{"a":1}')).toBeNull()
+    expect(parseSSE('data: 0\ndata: {"b":2}')).toEqual({ b: 2 })
+    expect(parseSSE('data: [DONE]')).toBeNull()
+    expect(parseSSE('')).toBeNull()
+    expect(parseSSE('data: null')).toBeNull()
+    expect(parseSSE('data: {"first":1}\ndata: {"second":2}')).toEqual({ first: 1 })
+    expect(parseSSE('event: message\ndata:  {"trimmed":true}  \r\n\n')).toEqual({ trimmed: true })
+    expect(() => parseSSE('data: {not json')).toThrow(SyntaxError)
+  })
+})
+
+describe('callMCP', () => {
+  it('returns the whole envelope, errors included; SSE bodies go through parseSSE', async () => {
+    const url = `${base}/mcp`
+    const ok = await callMCP(url, 'echo', { x: 1 })
+    expect(ok.jsonrpc).toBe('2.0')
+    expect(typeof ok.id).toBe('string')
+    expect(ok.result).toEqual({ x: 1 })
+    const err = await callMCP(url, 'error', { code: -32000, message: 'bad' })
+    expect(err.error).toEqual({ code: -32000, message: 'bad' })
+    const sse = await callMCP(url, 'sse-echo', { notes: 0 })
+    expect(sse.result).toEqual({ echoed: { notes: 0 } })
+    const headers = await callMCP(url, 'headers', {}, { headers: { 'X-Extra': 'yes' } })
+    expect(headers.result['x-extra']).toBe('yes')
+    expect(headers.result.accept).toBe('application/json, text/event-stream')
+  })
+
+  it('has the exact failure messages, a timeout only when asked, and abort', async () => {
+    const url = `${base}/mcp`
+    await expect(callMCP(url, 'http-error', { status: 503 })).rejects.toThrow(/^MCP request failed: 503 Service Unavailable$/)
+    await expect(callMCP(url, 'not-json')).rejects.toThrow(/^Failed to parse MCP response$/)
+    await expect(callMCP(url, 'slow-headers', { ms: 2000 }, { timeout: 100 })).rejects.toThrow(/^Request timeout after 100ms$/)
+    const ac = new AbortController()
+    const p = callMCP(url, 'slow-headers', { ms: 2000 }, { signal: ac.signal })
+    setTimeout(() => ac.abort(), 20)
+    const { error } = await settle(p)
+    expect(error).toBe(ac.signal.reason)
+    expect(error.name).toBe('AbortError')
+    expect((await callMCP(url, 'slow-headers', { ms: 50 })).result).toEqual({ slow: true })
   })
 })

@@ -36,7 +36,7 @@ describe('exports', () => {
       ),
     )
     const names = ['StdioTransport', 'createStdioTransport', 'HttpTransport', 'createHttpTransport']
-    expect(out).toEqual({ rootHas: names, sameInTransports: names, sameInCjs: names, typesIsEmpty: true })
+    expect(out).toEqual({ rootHas: names, sameInTransports: names, sameInCjs: names, jsonRpc: ['callMCP', 'parseSSE'], typesIsEmpty: true })
     expect(typeof transports.StdioTransport).toBe('function')
     expect(typeof transports.createStdioTransport).toBe('function')
   })

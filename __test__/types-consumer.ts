@@ -3,6 +3,8 @@
 import { StdioTransport, createStdioTransport } from 'mcp-native'
 import type { MCPTransport, MCPStdioServerConfig, MCPToolsListResult, MCPInitializeResult, MCPError, TransportFactory } from 'mcp-native/types'
 import * as transports from 'mcp-native/transports'
+import { callMCP, parseSSE } from 'mcp-native/json-rpc'
+import type { JsonRpcResponse, MCPToolCallResult } from 'mcp-native/types'
 
 async function useIt(): Promise<void> {
   const config: MCPStdioServerConfig = { command: 'node', args: ['server.js'], env: { A: 'b' }, timeout: 5000 }
@@ -40,6 +42,9 @@ async function useIt(): Promise<void> {
   const http = new transports.HttpTransport({ type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { A: 'b' } })
   const sid: string | undefined = http.sessionId
   void sid
-  void [version, names, connected, pid, factory, StdioTransport]
+  const envelope: JsonRpcResponse<MCPToolCallResult> = await callMCP<MCPToolCallResult>('http://127.0.0.1:1/mcp', 'tools/call', { name: 'x' }, { timeout: 100, headers: { A: 'b' } })
+  const text: string | undefined = envelope.result?.content[0]?.type === 'text' ? envelope.result.content[0].text : undefined
+  const parsed: unknown = parseSSE('data: {}')
+  void [version, names, connected, pid, factory, StdioTransport, text, parsed]
 }
 void useIt

@@ -1,0 +1,80 @@
+'use strict'
+// mcp-native/json-rpc: the reference's one-shot HTTP helpers, `callMCP` and `parseSSE`.
+//
+// These stay in JavaScript on purpose: their contract is JavaScript's own behaviour (`fetch`'s
+// statusText, `JSON.parse`'s SyntaxError, truthiness of the first parsed value), which a port
+// could only imitate. Connections that are kept (transports) are Rust's job.
+
+let seq = 0
+function randomId() {
+  return Math.random().toString(36).slice(2) + (++seq).toString(36) + Date.now().toString(36)
+}
+
+/**
+ * Parses a (possibly SSE-framed) MCP HTTP response body: the first truthy JSON value of a
+ * `data: ` line (`[DONE]` skipped; an invalid one throws SyntaxError), else the whole text as
+ * JSON, else null.
+ */
+function parseSSE(text) {
+  for (const line of String(text).split('\n')) {
+    if (!line.startsWith('data: ')) continue
+    const data = line.slice(6).trim()
+    if (data === '[DONE]') continue
+    const value = JSON.parse(data)
+    if (value) return value
+  }
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+function timeoutError(ms) {
+  const err = new Error(`Request timeout after ${ms}ms`)
+  err.code = 'MCP_TIMEOUT'
+  err.timeout = ms
+  return err
+}
+
+/**
+ * One JSON-RPC request by HTTP POST; resolves with the whole response envelope (a JSON-RPC
+ * `error` member is returned, not thrown). [beyond] `options`: `{ headers, timeout, signal }`;
+ * without them there is no timeout, as in the reference.
+ */
+async function callMCP(url, method, params, options) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: randomId(), method, params: params ?? {} })
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(options && options.headers) }
+  const signal = options && options.signal
+  const timeout = options && options.timeout
+  if (signal && signal.aborted) throw signal.reason
+  const ac = new AbortController()
+  let timer
+  let timedOut = false
+  const onAbort = () => ac.abort(signal.reason)
+  if (signal) signal.addEventListener('abort', onAbort, { once: true })
+  if (timeout !== undefined && timeout !== null) {
+    timer = setTimeout(() => {
+      timedOut = true
+      ac.abort(timeoutError(timeout))
+    }, Math.max(0, Number(timeout)))
+  }
+  try {
+    const response = await fetch(url, { method: 'POST', headers, body, signal: ac.signal })
+    if (!response.ok) throw new Error(`MCP request failed: ${response.status} ${response.statusText}`)
+    const text = await response.text()
+    const parsed = parseSSE(text)
+    if (!parsed) throw new Error('Failed to parse MCP response')
+    return parsed
+  } catch (err) {
+    if (timedOut) throw timeoutError(timeout)
+    if (signal && signal.aborted) throw signal.reason
+    throw err
+  } finally {
+    if (timer) clearTimeout(timer)
+    if (signal) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+exports.callMCP = callMCP
+exports.parseSSE = parseSSE
