@@ -286,6 +286,11 @@ export declare class HttpTransport implements MCPTransport {
   onRequest?: MCPRequestHandler
   /** Marks the transport connected; no I/O. */
   connect(): Promise<void>
+  /**
+   * Opens the GET stream for server-initiated messages; resolves when it ends for good (405,
+   * too many failed reconnects) or close() stops it; at once when not connected or already listening.
+   */
+  startSSEListener(): Promise<void>
   request<T = unknown>(method: string, params?: Record<string, unknown>, options?: MCPRequestOptions): Promise<T>
   notify(method: string, params?: Record<string, unknown>): Promise<void>
   /** Rejects pending requests, sends DELETE for the session (outcome ignored), then onClose. */

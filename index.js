@@ -432,6 +432,29 @@ class HttpTransport extends NativeTransport {
     this._native = new native.NativeHttp(JSON.stringify(spec), this._eventHandler())
   }
 
+  /**
+   * Opens the GET stream for server-initiated messages (notifications to onNotification, requests
+   * answered). Resolves when the stream ends for good (405 or another refusal, too many failed
+   * reconnects) or close() stops it; at once when not connected or already listening.
+   */
+  startSSEListener() {
+    if (!this._connected || this._listening) return Promise.resolve()
+    const id = this._nextId++
+    return new Promise((resolve) => {
+      const done = () => {
+        this._listening = false
+        resolve()
+      }
+      this._pending.set(id, { resolve: done, reject: done, signal: undefined, onAbort: undefined, queued: false })
+      this._hold()
+      this._listening = true
+      if (!this._native.startListener(id)) {
+        const entry = this._settle(id)
+        if (entry) entry.resolve()
+      }
+    })
+  }
+
   /** The session id the server assigned, if any. [beyond] */
   get sessionId() {
     return this._native.sessionId ?? undefined

@@ -275,6 +275,57 @@ describe('server-everything (streamableHttp)', () => {
   })
 })
 
+describe('startSSEListener', () => {
+  afterEach(async () => {
+    const t = await createHttpTransport({ type: 'http', url: `${base}/mcp` })
+    await t.request('listener-mode', { mode: '405' })
+    await t.close()
+  })
+
+  it('a 405 resolves at once; so does a second call while listening, and one when not connected', async () => {
+    const t = await connect()
+    await t.startSSEListener()
+    await new HttpTransport({ type: 'http', url: `${base}/mcp` }).startSSEListener()
+  })
+
+  it('delivers server-initiated notifications and answers pings; close stops it', async () => {
+    const t = await connect()
+    await initialize(t)
+    await t.request('listener-mode', { mode: 'stream' })
+    const notes = []
+    t.onNotification = (method, params) => notes.push({ method, params })
+    let ended = false
+    const listening = t.startSSEListener().then(() => (ended = true))
+    await t.startSSEListener() // already listening: resolves at once
+    await waitFor(async () => (await t.request('push', { hello: 1 })).streams === 1)
+    await waitFor(() => notes.some((n) => n.method === 'fixture/pushed'))
+    expect(notes.find((n) => n.method === 'fixture/pushed').params).toEqual({ hello: 1 })
+    const get = (await stats()).gets.at(-1)
+    expect(get.accept).toBe('text/event-stream')
+    expect(get.session).toBe(t.sessionId)
+    expect(ended).toBe(false)
+    await t.close()
+    await listening
+    expect(ended).toBe(true)
+  })
+
+  it('reconnects with Last-Event-ID after a drop, and gives up on a server that keeps closing', async () => {
+    const t = await connect()
+    await t.request('listener-mode', { mode: 'once' })
+    const before = (await stats()).gets.length
+    await t.startSSEListener() // one event, drop, reconnect with Last-Event-ID, then 405
+    const gets = (await stats()).gets.slice(before)
+    expect(gets.map((g) => g.lastEventId)).toEqual([null, 'ev-1'])
+
+    await t.request('listener-mode', { mode: 'close' })
+    const started = Date.now()
+    const before2 = (await stats()).gets.length
+    await t.startSSEListener()
+    expect((await stats()).gets.length - before2).toBe(5)
+    expect(Date.now() - started).toBeLessThan(5000)
+  })
+})
+
 describe('parseSSE (reference parity)', () => {
   it('matches every example of the contract', () => {
     expect(parseSSE('{"a":1}')).toEqual({ a: 1 })

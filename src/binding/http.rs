@@ -78,6 +78,13 @@ impl NativeHttp {
             .map(|e| descriptor_text(&e))
     }
 
+    /// Starts the GET listener; its end is reported as a response for `id`. False when not
+    /// connected or already listening.
+    #[napi]
+    pub fn start_listener(&self, id: f64) -> bool {
+        self.inner.start_listener(as_id(id))
+    }
+
     /// Abandons exchange `id` (its stream is closed) and tells the server why.
     #[napi]
     pub fn cancel(&self, id: f64, reason: String) {

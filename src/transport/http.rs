@@ -29,6 +29,12 @@ use crate::runtime;
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
 /// How long `close()` gives the session DELETE at most, when the config has no timeout.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// The GET listener gives up after this many consecutive failed or eventless streams.
+pub const LISTENER_MAX_FAILURES: u32 = 5;
+/// First reconnect delay of the GET listener (doubled per consecutive failure, with jitter).
+pub const LISTENER_BASE_DELAY: Duration = Duration::from_millis(500);
+/// Longest reconnect delay of the GET listener (a server's `retry:` is capped by it too).
+pub const LISTENER_MAX_DELAY: Duration = Duration::from_secs(30);
 
 /// How to reach the server. Built by the binding from the JS config.
 #[derive(Debug, Clone, Deserialize)]
@@ -62,6 +68,8 @@ struct Inner {
     session: Mutex<Option<String>>,
     protocol_version: Mutex<Option<String>>,
     inflight: Mutex<HashMap<u64, AbortHandle>>,
+    /// The GET listener's task and the exchange id its end is reported for.
+    listener: Mutex<Option<(u64, AbortHandle)>>,
     open: AtomicBool,
     requests: AtomicBool,
     sink: Arc<dyn EventSink>,
@@ -89,6 +97,7 @@ impl HttpTransport {
                 session: Mutex::new(None),
                 protocol_version: Mutex::new(None),
                 inflight: Mutex::new(HashMap::new()),
+                listener: Mutex::new(None),
                 open: AtomicBool::new(false),
                 requests: AtomicBool::new(false),
                 sink,
@@ -194,11 +203,39 @@ impl HttpTransport {
         }
     }
 
+    /// Starts the GET listener for server-initiated messages; its end (405 or other non-2xx,
+    /// too many failed reconnects, close) is reported as [`Event::Response`] for `id`. Returns
+    /// false (and reports nothing) when not connected or already listening.
+    pub fn start_listener(&self, id: u64) -> bool {
+        if !self.inner.open.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut listener = lock(&self.inner.listener);
+        if listener
+            .as_ref()
+            .is_some_and(|(_, task)| !task.is_finished())
+        {
+            return false;
+        }
+        let inner = self.inner.clone();
+        let task = runtime::runtime().spawn(async move {
+            inner.listen().await;
+            if lock(&inner.listener).take().is_some() {
+                inner.sink.emit(Event::Response { id, result: None });
+            }
+        });
+        *listener = Some((id, task.abort_handle()));
+        true
+    }
+
     /// Closes: aborts every exchange, sends DELETE for the session (bounded by the timeout,
     /// outcome ignored), then reports [`Event::Closed`]`(None)`. False when not connected.
     pub fn close(&self) -> bool {
         if !self.inner.open.swap(false, Ordering::AcqRel) {
             return false;
+        }
+        if let Some((_, task)) = lock(&self.inner.listener).take() {
+            task.abort();
         }
         for (_, task) in lock(&self.inner.inflight).drain() {
             task.abort();
@@ -395,6 +432,91 @@ impl Inner {
         });
     }
 
+    /// The GET listener: reads server-initiated messages; reconnects with `Last-Event-ID` after a
+    /// drop, honouring `retry:`, with capped exponential backoff and jitter; gives up after
+    /// [`LISTENER_MAX_FAILURES`] consecutive failures (a stream that ends without any event
+    /// counts as one, so a server that keeps closing cannot make it loop).
+    async fn listen(self: &Arc<Self>) {
+        let mut failures = 0u32;
+        let mut last_id: Option<String> = None;
+        let mut retry: Option<u64> = None;
+        while self.open.load(Ordering::Acquire) {
+            let mut headers = match self.headers.clone() {
+                Ok(h) => h,
+                Err(_) => return,
+            };
+            headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+            if let Some(session) = lock(&self.session).clone()
+                && let Ok(v) = HeaderValue::from_str(&session)
+            {
+                headers.insert("mcp-session-id", v);
+            }
+            if let Some(version) = lock(&self.protocol_version).clone()
+                && let Ok(v) = HeaderValue::from_str(&version)
+            {
+                headers.insert("mcp-protocol-version", v);
+            }
+            if let Some(id) = last_id.as_deref()
+                && let Ok(v) = HeaderValue::from_str(id)
+            {
+                headers.insert("last-event-id", v);
+            }
+            let mut got_event = false;
+            match self
+                .client
+                .get(&self.config.url)
+                .headers(headers)
+                .send()
+                .await
+            {
+                Ok(resp) if !resp.status().is_success() => return, // 405 and friends: no listener
+                Ok(mut resp) => {
+                    let mut decoder = SseDecoder::new(self.config.max_message_bytes);
+                    loop {
+                        match resp.chunk().await {
+                            Ok(Some(chunk)) => {
+                                decoder.push(&chunk);
+                                let mut events = Vec::new();
+                                while let Some(item) = decoder.next_item() {
+                                    if let SseItem::Event(e) = item {
+                                        got_event = true;
+                                        self.on_sse_data(0, e.data.as_bytes(), &mut events);
+                                    }
+                                }
+                                self.sink.emit_all(events);
+                                last_id = decoder.last_event_id().map(str::to_string).or(last_id);
+                                retry = decoder.retry().or(retry);
+                            }
+                            Ok(None) => break,
+                            Err(e) => {
+                                if self.open.load(Ordering::Acquire) {
+                                    self.sink.emit(Event::Error(Error::Io(format!(
+                                        "SSE listener: {}",
+                                        error_chain(&e)
+                                    ))));
+                                }
+                                break;
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    if self.open.load(Ordering::Acquire) {
+                        self.sink.emit(Event::Error(Error::Io(format!(
+                            "SSE listener: {}",
+                            error_chain(&e)
+                        ))));
+                    }
+                }
+            }
+            failures = if got_event { 0 } else { failures + 1 };
+            if failures >= LISTENER_MAX_FAILURES {
+                return;
+            }
+            tokio::time::sleep(reconnect_delay(failures, retry)).await;
+        }
+    }
+
     /// One request: POST, then read the JSON or SSE reply, all within the deadline.
     async fn exchange(
         self: Arc<Self>,
@@ -553,6 +675,22 @@ impl Inner {
         }
         None
     }
+}
+
+/// The wait before reconnect number `failures` (0 after a stream that delivered events): the
+/// server's `retry:` if given, else exponential from [`LISTENER_BASE_DELAY`]; capped at
+/// [`LISTENER_MAX_DELAY`]; with ±25% jitter so that many clients do not reconnect in step.
+fn reconnect_delay(failures: u32, retry_ms: Option<u64>) -> Duration {
+    let base = match retry_ms {
+        Some(ms) => Duration::from_millis(ms),
+        None => LISTENER_BASE_DELAY.saturating_mul(1u32 << failures.min(16)),
+    }
+    .min(LISTENER_MAX_DELAY);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let jitter = 0.75 + (nanos % 1000) as f64 / 2000.0;
+    base.mul_f64(jitter)
 }
 
 /// An error with its sources, for messages that say why (`connection refused`, ...).
