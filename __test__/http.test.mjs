@@ -110,6 +110,24 @@ describe('HttpTransport errors', () => {
     expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
   })
 
+  it('a broken SSE reply with event ids is resumed with GET + Last-Event-ID (bounded)', async () => {
+    const t = await connect()
+    const notes = []
+    t.onNotification = (method, params) => notes.push({ method, params })
+    const before = (await stats()).gets.length
+    expect(await t.request('sse-drop')).toEqual({ resumed: true })
+    const gets = (await stats()).gets.slice(before)
+    expect(gets.length).toBe(1)
+    expect(gets[0].lastEventId).toMatch(/^r1-/)
+    expect(gets[0].accept).toBe('text/event-stream')
+    expect(notes.map((n) => n.method)).toEqual(['fixture/before-drop', 'fixture/resumed'])
+    const before2 = (await stats()).gets.length
+    const started = Date.now()
+    await expect(t.request('sse-drop-forever')).rejects.toThrow(/^No response received for request ID \d+$/)
+    expect((await stats()).gets.length - before2).toBe(3)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(80) // waited the server's retry: 30 each time
+  })
+
   it('deadlines cover the whole exchange and fire on time', async () => {
     const t = await connect({ timeout: 150 })
     let started = Date.now()

@@ -133,9 +133,11 @@ impl SseDecoder {
         self.ready.pop_front()
     }
 
-    /// At end of stream: `Err(Incomplete)` if an event (or a line) was cut off.
+    /// At end of stream: `Err(Incomplete)` if an event (or a line) was cut off. The last event
+    /// id and `retry:` survive, so the decoder can read a resumed stream next.
     pub fn finish(&mut self) -> Result<(), Incomplete> {
         let cut = self.line_seen || self.in_event;
+        self.after_cr = false;
         self.line.clear();
         self.line_seen = false;
         self.reset_event();

@@ -29,6 +29,10 @@ use crate::runtime;
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
 /// How long `close()` gives the session DELETE at most, when the config has no timeout.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// How often a broken SSE reply is resumed with `GET` + `Last-Event-ID` before giving up.
+pub const SSE_RESUME_ATTEMPTS: u32 = 3;
+/// The wait before a resume when the server sent no `retry:`.
+pub const SSE_RESUME_DEFAULT_RETRY_MS: u64 = 1000;
 /// The GET listener gives up after this many consecutive failed or eventless streams.
 pub const LISTENER_MAX_FAILURES: u32 = 5;
 /// First reconnect delay of the GET listener (doubled per consecutive failure, with jitter).
@@ -441,26 +445,9 @@ impl Inner {
         let mut last_id: Option<String> = None;
         let mut retry: Option<u64> = None;
         while self.open.load(Ordering::Acquire) {
-            let mut headers = match self.headers.clone() {
-                Ok(h) => h,
-                Err(_) => return,
+            let Ok(headers) = self.get_headers(last_id.as_deref()) else {
+                return;
             };
-            headers.insert("accept", HeaderValue::from_static("text/event-stream"));
-            if let Some(session) = lock(&self.session).clone()
-                && let Ok(v) = HeaderValue::from_str(&session)
-            {
-                headers.insert("mcp-session-id", v);
-            }
-            if let Some(version) = lock(&self.protocol_version).clone()
-                && let Ok(v) = HeaderValue::from_str(&version)
-            {
-                headers.insert("mcp-protocol-version", v);
-            }
-            if let Some(id) = last_id.as_deref()
-                && let Ok(v) = HeaderValue::from_str(id)
-            {
-                headers.insert("last-event-id", v);
-            }
             let mut got_event = false;
             match self
                 .client
@@ -599,33 +586,84 @@ impl Inner {
             return Err(Error::Parse("No response body".into()));
         }
         let mut decoder = SseDecoder::new(self.config.max_message_bytes);
+        let mut resumes = 0;
         loop {
-            let chunk = resp
-                .chunk()
-                .await
-                .map_err(|e| Error::Io(format!("SSE stream failed: {}", error_chain(&e))))?;
-            let Some(chunk) = chunk else {
-                return match decoder.finish() {
-                    Err(_) => Err(Error::Parse("SSE stream ended unexpectedly".into())),
-                    Ok(()) => Err(Error::NoResponse { id }),
+            let broken = loop {
+                let chunk = match resp.chunk().await {
+                    Ok(Some(chunk)) => chunk,
+                    Ok(None) => break None,
+                    Err(e) => {
+                        break Some(Error::Io(format!("SSE stream failed: {}", error_chain(&e))));
+                    }
                 };
+                decoder.push(&chunk);
+                while let Some(item) = decoder.next_item() {
+                    let SseItem::Event(event) = item else {
+                        continue;
+                    };
+                    if event.data.trim() == "[DONE]" {
+                        return Err(Error::NoResponse { id });
+                    }
+                    let mut events = Vec::new();
+                    let found = self.on_sse_data(id, event.data.as_bytes(), &mut events);
+                    self.sink.emit_all(events);
+                    if let Some(outcome) = found {
+                        return outcome;
+                    }
+                }
             };
-            decoder.push(&chunk);
-            while let Some(item) = decoder.next_item() {
-                let SseItem::Event(event) = item else {
-                    continue;
-                };
-                if event.data.trim() == "[DONE]" {
+            let cut = decoder.finish().is_err();
+            // Without event ids there is nothing to resume from.
+            let Some(last_id) = decoder.last_event_id().map(str::to_string) else {
+                return Err(match (broken, cut) {
+                    (Some(e), _) => e,
+                    (None, true) => Error::Parse("SSE stream ended unexpectedly".into()),
+                    (None, false) => Error::NoResponse { id },
+                });
+            };
+            // Resume: GET with Last-Event-ID after the server's retry (bounded attempts).
+            loop {
+                if resumes >= SSE_RESUME_ATTEMPTS {
                     return Err(Error::NoResponse { id });
                 }
-                let mut events = Vec::new();
-                let found = self.on_sse_data(id, event.data.as_bytes(), &mut events);
-                self.sink.emit_all(events);
-                if let Some(outcome) = found {
-                    return outcome;
+                resumes += 1;
+                tokio::time::sleep(Duration::from_millis(
+                    decoder.retry().unwrap_or(SSE_RESUME_DEFAULT_RETRY_MS),
+                ))
+                .await;
+                let get = self
+                    .client
+                    .get(&self.config.url)
+                    .headers(self.get_headers(Some(&last_id))?)
+                    .send()
+                    .await;
+                if let Ok(r) = get
+                    && r.status().is_success()
+                {
+                    resp = r;
+                    break;
                 }
             }
         }
+    }
+
+    /// Headers of a GET for an event stream: the configured ones, `Accept: text/event-stream`,
+    /// the session, the protocol version and, when resuming, `Last-Event-ID`.
+    fn get_headers(&self, last_event_id: Option<&str>) -> Result<HeaderMap, Error> {
+        let mut headers = self.headers.clone()?;
+        headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        let session = lock(&self.session).clone();
+        let version = lock(&self.protocol_version).clone();
+        for (name, value) in [
+            ("mcp-session-id", session.as_deref()),
+            ("mcp-protocol-version", version.as_deref()),
+            ("last-event-id", last_event_id),
+        ] {
+            if let Some(v) = value.and_then(|v| HeaderValue::from_str(v).ok()) {
+                headers.insert(name, v);
+            }
+        }
+        Ok(headers)
     }
 
     /// Handles one SSE data payload (one or more JSON values); returns the answer to `id` if it
