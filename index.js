@@ -427,7 +427,7 @@ class HttpTransport extends NativeTransport {
     this.url = c.url
     const headers = Object.entries(c.headers || {}).map(([k, v]) => [k, String(v)])
     const t = c.timeout === undefined || c.timeout === null ? DEFAULT_TIMEOUT : Math.max(0, Number(c.timeout))
-    const spec = { url: String(c.url), headers, timeoutMs: Number.isFinite(t) ? t : DEFAULT_TIMEOUT }
+    const spec = { url: String(c.url), headers, timeoutMs: Number.isFinite(t) ? t : DEFAULT_TIMEOUT, legacyFallback: c.type === 'sse' }
     if (c.maxMessageBytes !== undefined) spec.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
     this._native = new native.NativeHttp(JSON.stringify(spec), this._eventHandler())
   }

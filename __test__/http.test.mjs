@@ -236,6 +236,46 @@ describe('HttpTransport sessions and lifecycle', () => {
   })
 })
 
+async function startEverything(mode) {
+  const port = await new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+  const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+  const child = spawn(NODE, [everything, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  await waitFor(async () => {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' })
+      return true
+    } catch {
+      return false
+    }
+  }, 15000)
+  return { port, child }
+}
+
+describe('server-everything (sse, through the legacy fallback)', () => {
+  it('handshake, tools/list, echo', async () => {
+    const { port, child } = await startEverything('sse')
+    try {
+      const t = await createHttpTransport({ type: 'sse', url: `http://127.0.0.1:${port}/sse` })
+      open.push(t)
+      const init = await t.request('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'mcp-native-test', version: '1.0.0' } })
+      expect(init.serverInfo).toBeDefined()
+      await t.notify('notifications/initialized')
+      const { tools } = await t.request('tools/list')
+      expect(tools.map((x) => x.name)).toContain('echo')
+      const echo = await t.request('tools/call', { name: 'echo', arguments: { message: 'legacy sse' } })
+      expect(echo.content[0].text).toContain('legacy sse')
+      await t.close()
+    } finally {
+      child.kill()
+    }
+  })
+})
+
 describe('server-everything (streamableHttp)', () => {
   it('handshake, tools/list, echo, progress notifications, DELETE on close', async () => {
     const port = await new Promise((resolve) => {
@@ -290,6 +330,31 @@ describe('server-everything (streamableHttp)', () => {
     } finally {
       child.kill()
     }
+  })
+})
+
+describe('type: "sse" legacy fallback', () => {
+  it('falls back to HTTP+SSE when the first POST is refused; answers and notifications come on the stream', async () => {
+    const t = await createHttpTransport({ type: 'sse', url: `${base}/sse` })
+    open.push(t)
+    const notes = []
+    t.onNotification = (method, params) => notes.push({ method, params })
+    const init = await initialize(t)
+    expect(init.serverInfo.name).toBe('legacy-fixture')
+    expect(t.protocolVersion).toBe('2024-11-05')
+    await t.notify('notifications/initialized')
+    expect(await t.request('echo', { over: 'legacy' })).toEqual({ over: 'legacy' })
+    expect(notes.map((n) => n.method)).toEqual(['fixture/legacy-note'])
+    await expect(t.request('nope')).rejects.toThrow(/^MCP error -32601: Method not found: nope$/)
+  })
+
+  it('refuses an endpoint on another origin, and type "http" never falls back', async () => {
+    const evil = await createHttpTransport({ type: 'sse', url: `${base}/evil-sse` })
+    open.push(evil)
+    await expect(initialize(evil)).rejects.toThrow(/another origin/)
+    const plain = await createHttpTransport({ type: 'http', url: `${base}/sse` })
+    open.push(plain)
+    await expect(initialize(plain)).rejects.toThrow(/^HTTP 404: /)
   })
 })
 

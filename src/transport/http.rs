@@ -55,6 +55,10 @@ pub struct HttpConfig {
     /// See [`DEFAULT_MAX_MESSAGE_BYTES`].
     #[serde(default = "default_max")]
     pub max_message_bytes: usize,
+    /// `type: "sse"`: if the very first POST (`initialize`) answers 400, 404 or 405, fall back
+    /// to the legacy HTTP+SSE protocol of revision 2024-11-05.
+    #[serde(default)]
+    pub legacy_fallback: bool,
 }
 
 fn default_timeout() -> u64 {
@@ -77,6 +81,18 @@ struct Inner {
     open: AtomicBool,
     requests: AtomicBool,
     sink: Arc<dyn EventSink>,
+    /// Some POST got a 2xx answer (after that, no legacy fallback).
+    posted: AtomicBool,
+    /// The legacy HTTP+SSE connection, once fallen back to it.
+    legacy: Mutex<Option<Arc<Legacy>>>,
+}
+
+/// The legacy (2024-11-05) HTTP+SSE connection: messages are POSTed to `endpoint`; every answer
+/// and notification comes on the GET stream, read by `reader`.
+struct Legacy {
+    endpoint: reqwest::Url,
+    waiters: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<Outcome>>>,
+    reader: Mutex<Option<AbortHandle>>,
 }
 
 /// The caller's handle on a Streamable HTTP server.
@@ -105,6 +121,8 @@ impl HttpTransport {
                 open: AtomicBool::new(false),
                 requests: AtomicBool::new(false),
                 sink,
+                posted: AtomicBool::new(false),
+                legacy: Mutex::new(None),
             }),
             next_id: AtomicU64::new(1),
         })
@@ -115,6 +133,8 @@ impl HttpTransport {
         if !self.inner.open.swap(true, Ordering::AcqRel) {
             *lock(&self.inner.session) = None;
             *lock(&self.inner.protocol_version) = None;
+            self.inner.posted.store(false, Ordering::Release);
+            self.inner.stop_legacy();
         }
     }
 
@@ -241,6 +261,7 @@ impl HttpTransport {
         if let Some((_, task)) = lock(&self.inner.listener).take() {
             task.abort();
         }
+        self.inner.stop_legacy();
         for (_, task) in lock(&self.inner.inflight).drain() {
             task.abort();
         }
@@ -392,9 +413,14 @@ impl Inner {
     async fn post(&self, frame: Vec<u8>) -> Result<reqwest::Response, Error> {
         let headers = self.post_headers()?;
         let had_session = headers.contains_key("mcp-session-id");
+        let url = match lock(&self.legacy).as_ref() {
+            Some(legacy) => legacy.endpoint.clone(),
+            None => reqwest::Url::parse(&self.config.url)
+                .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?,
+        };
         let resp = self
             .client
-            .post(&self.config.url)
+            .post(url)
             .headers(headers)
             .body(frame)
             .send()
@@ -403,6 +429,7 @@ impl Inner {
         self.capture_session(resp.headers());
         let status = resp.status().as_u16();
         if resp.status().is_success() {
+            self.posted.store(true, Ordering::Release);
             return Ok(resp);
         }
         let headers = resp.headers().clone();
@@ -514,7 +541,30 @@ impl Inner {
     ) -> Outcome {
         let ms = timeout_ms.min(MAX_TIMEOUT_MS);
         let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
+        let legacy = lock(&self.legacy).clone();
+        if let Some(legacy) = legacy {
+            return self
+                .exchange_legacy(&legacy, id, frame, ms, deadline, is_initialize)
+                .await;
+        }
+        // Only the very first POST, an `initialize`, may turn out to need the legacy protocol.
+        let fallback_frame =
+            (is_initialize && self.config.legacy_fallback && !self.posted.load(Ordering::Acquire))
+                .then(|| frame.clone());
         let resp = match tokio::time::timeout_at(deadline, self.post(frame)).await {
+            Ok(Err(Error::Http {
+                status: 400 | 404 | 405,
+                ..
+            })) if let Some(frame) = fallback_frame => {
+                let legacy =
+                    match tokio::time::timeout_at(deadline, self.clone().start_legacy()).await {
+                        Ok(r) => r?,
+                        Err(_) => return Err(Error::Timeout { ms }),
+                    };
+                return self
+                    .exchange_legacy(&legacy, id, frame, ms, deadline, is_initialize)
+                    .await;
+            }
             Ok(r) => r?,
             Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
         };
@@ -534,20 +584,168 @@ impl Inner {
                 Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
             }
         };
-        if is_initialize && let Ok(Some(result)) = &outcome {
-            #[derive(Deserialize)]
-            struct Init {
-                #[serde(rename = "protocolVersion")]
-                protocol_version: Option<String>,
-            }
-            if let Ok(Init {
-                protocol_version: Some(v),
-            }) = serde_json::from_str::<Init>(result.get())
-            {
-                *lock(&self.protocol_version) = Some(v);
-            }
+        if is_initialize {
+            self.note_protocol_version(&outcome);
         }
         outcome
+    }
+
+    /// After a successful `initialize`: remembers the negotiated version for later headers.
+    fn note_protocol_version(&self, outcome: &Outcome) {
+        #[derive(Deserialize)]
+        struct Init {
+            #[serde(rename = "protocolVersion")]
+            protocol_version: Option<String>,
+        }
+        if let Ok(Some(result)) = outcome
+            && let Ok(Init {
+                protocol_version: Some(v),
+            }) = serde_json::from_str::<Init>(result.get())
+        {
+            *lock(&self.protocol_version) = Some(v);
+        }
+    }
+
+    /// Falls back to the legacy HTTP+SSE protocol: GET the stream, wait for its `endpoint`
+    /// event, accept it only on the same origin, and keep reading the stream in the background.
+    async fn start_legacy(self: Arc<Self>) -> Result<Arc<Legacy>, Error> {
+        let base = reqwest::Url::parse(&self.config.url)
+            .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?;
+        let mut resp = self
+            .client
+            .get(base.clone())
+            .headers(self.get_headers(None)?)
+            .send()
+            .await
+            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(&e))))?;
+        if !resp.status().is_success() {
+            let status = resp.status().as_u16();
+            let headers = resp.headers().clone();
+            let body = resp.text().await.unwrap_or_default();
+            return Err(http_error(status, &body, &headers, false));
+        }
+        let mut decoder = SseDecoder::new(self.config.max_message_bytes);
+        let endpoint = 'found: loop {
+            let chunk = resp
+                .chunk()
+                .await
+                .map_err(|e| Error::Io(format!("SSE stream failed: {}", error_chain(&e))))?;
+            let Some(chunk) = chunk else {
+                return Err(Error::Parse("SSE stream ended unexpectedly".into()));
+            };
+            decoder.push(&chunk);
+            while let Some(item) = decoder.next_item() {
+                if let SseItem::Event(e) = item
+                    && e.event == "endpoint"
+                {
+                    break 'found e.data;
+                }
+            }
+        };
+        let endpoint = base
+            .join(endpoint.trim())
+            .map_err(|e| Error::Parse(format!("Invalid legacy SSE endpoint: {e}")))?;
+        if endpoint.origin() != base.origin() {
+            return Err(Error::Parse(format!(
+                "Legacy SSE endpoint on another origin refused: {endpoint}"
+            )));
+        }
+        let legacy = Arc::new(Legacy {
+            endpoint,
+            waiters: Mutex::new(HashMap::new()),
+            reader: Mutex::new(None),
+        });
+        let inner = self.clone();
+        let reading = legacy.clone();
+        let task = runtime::runtime()
+            .spawn(async move { inner.read_legacy(&reading, resp, decoder).await });
+        *lock(&legacy.reader) = Some(task.abort_handle());
+        *lock(&self.legacy) = Some(legacy.clone());
+        Ok(legacy)
+    }
+
+    /// Reads the legacy GET stream: answers go to their waiters, the rest as on an SSE reply.
+    async fn read_legacy(
+        self: &Arc<Self>,
+        legacy: &Legacy,
+        mut resp: reqwest::Response,
+        mut decoder: SseDecoder,
+    ) {
+        loop {
+            let mut events = Vec::new();
+            while let Some(item) = decoder.next_item() {
+                let SseItem::Event(e) = item else { continue };
+                let mut stream = serde_json::Deserializer::from_slice(e.data.as_bytes())
+                    .into_iter::<&RawValue>();
+                while let Some(Ok(value)) = stream.next() {
+                    if let Incoming::Response { id, outcome } =
+                        jsonrpc::classify(value.get().as_bytes())
+                    {
+                        let waiter =
+                            jsonrpc::our_id(id).and_then(|id| lock(&legacy.waiters).remove(&id));
+                        if let Some(waiter) = waiter {
+                            let _ = waiter.send(match outcome {
+                                Ok(result) => Ok(result.map(RawValue::to_owned)),
+                                Err(err) => Err(Error::rpc(err)),
+                            });
+                        }
+                    } else {
+                        self.on_sse_data(0, value.get().as_bytes(), &mut events);
+                    }
+                }
+            }
+            self.sink.emit_all(events);
+            match resp.chunk().await {
+                Ok(Some(chunk)) => decoder.push(&chunk),
+                _ => break,
+            }
+        }
+        // The stream is gone: nothing can answer any more.
+        for (_, waiter) in lock(&legacy.waiters).drain() {
+            let _ = waiter.send(Err(Error::closed()));
+        }
+        if self.open.load(Ordering::Acquire) {
+            self.sink
+                .emit(Event::Error(Error::Io("Legacy SSE stream ended".into())));
+        }
+    }
+
+    /// One request over the legacy protocol: POST to the endpoint, the answer from the stream.
+    async fn exchange_legacy(
+        self: &Arc<Self>,
+        legacy: &Legacy,
+        id: u64,
+        frame: Vec<u8>,
+        ms: u64,
+        deadline: tokio::time::Instant,
+        is_initialize: bool,
+    ) -> Outcome {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        lock(&legacy.waiters).insert(id, tx);
+        let outcome = tokio::time::timeout_at(deadline, async {
+            let resp = self.post(frame).await?;
+            let _ = resp.bytes().await;
+            rx.await.unwrap_or_else(|_| Err(Error::closed()))
+        })
+        .await;
+        lock(&legacy.waiters).remove(&id);
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
+        };
+        if is_initialize {
+            self.note_protocol_version(&outcome);
+        }
+        outcome
+    }
+
+    /// Ends the legacy connection, if any.
+    fn stop_legacy(&self) {
+        if let Some(legacy) = lock(&self.legacy).take()
+            && let Some(task) = lock(&legacy.reader).take()
+        {
+            task.abort();
+        }
     }
 
     /// After a deadline passed: tells the server (best effort) and returns the error.
