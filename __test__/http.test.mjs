@@ -233,6 +233,10 @@ describe('HttpTransport sessions and lifecycle', () => {
     )
     const opened = (await stats()).connections - before
     expect(opened).toBeLessThanOrEqual(40)
+    // Nothing per request is left behind: no timers, immediates or handles pile up.
+    await new Promise((r) => setImmediate(r))
+    const kinds = process.getActiveResourcesInfo().filter((k) => k === 'Timeout' || k === 'Immediate')
+    expect(kinds.length).toBeLessThan(5)
   })
 })
 
@@ -278,24 +282,9 @@ describe('server-everything (sse, through the legacy fallback)', () => {
 
 describe('server-everything (streamableHttp)', () => {
   it('handshake, tools/list, echo, progress notifications, DELETE on close', async () => {
-    const port = await new Promise((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address()
-        s.close(() => resolve(port))
-      })
-    })
-    const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
-    const child = spawn(NODE, [everything, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const { port, child } = await startEverything('streamableHttp')
     try {
       const url = `http://127.0.0.1:${port}/mcp`
-      await waitFor(async () => {
-        try {
-          await fetch(url, { method: 'GET' })
-          return true
-        } catch {
-          return false
-        }
-      }, 15000)
       const t = await createHttpTransport({ type: 'http', url })
       const notes = []
       t.onNotification = (method, params) => notes.push({ method, params })
