@@ -172,6 +172,12 @@ export interface MCPRequestOptions {
   signal?: AbortSignal
   /** [beyond] Overrides `config.timeout` for this request (milliseconds). */
   timeout?: number
+  /** [beyond] Sets `params._meta.progressToken` and receives the matching `notifications/progress`. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void
+  /** [beyond] A progress notification restarts the request's timer (default false). */
+  resetTimeoutOnProgress?: boolean
+  /** [beyond] With `resetTimeoutOnProgress`: the timer never runs past this many ms from the start. */
+  maxTotalTimeout?: number
 }
 
 /** [beyond] Handler for server→client requests; its value (or thrown error) is the reply. */

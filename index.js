@@ -170,23 +170,34 @@ class NativeTransport {
     if (!this._connected) return Promise.reject(notConnected())
     const signal = options && options.signal
     if (signal && signal.aborted) return Promise.reject(signal.reason)
+    const id = this._nextId++
+    // [beyond] SPEC 3.4: progress goes to onProgress and/or restarts the deadline; the request
+    // id is the progress token.
+    const onProgress = options && typeof options.onProgress === 'function' ? options.onProgress : undefined
+    const reset = !!(options && options.resetTimeoutOnProgress)
     let body
     try {
-      body = JSON.stringify(params ?? {})
+      let p = params ?? {}
+      if (onProgress || reset) p = { ...p, _meta: { ...(p._meta || {}), progressToken: id } }
+      body = JSON.stringify(p)
     } catch (e) {
       return Promise.reject(e)
     }
     const t = options && options.timeout !== undefined ? options.timeout : this.config && this.config.timeout
     const timeout = t === undefined || t === null ? DEFAULT_TIMEOUT : Number(t)
-    const id = this._nextId++
+    let deadline = String(timeout)
+    if (reset) {
+      const max = options.maxTotalTimeout
+      deadline += 'r' + (max === undefined || max === null ? '' : Math.max(0, Number(max)))
+    }
     // Requests made in the same tick go to Rust together: one call, one write.
-    this._queue.push(id, timeout, JSON.stringify(String(method)), body)
+    this._queue.push(id, deadline, JSON.stringify(String(method)), body)
     if (!this._flushQueued) {
       this._flushQueued = true
       queueMicrotask(this._flush)
     }
     return new Promise((resolve, reject) => {
-      const entry = { resolve, reject, signal, onAbort: undefined, queued: true }
+      const entry = { resolve, reject, signal, onAbort: undefined, queued: true, onProgress }
       if (signal) {
         entry.onAbort = () => {
           if (!this._settle(id)) return
@@ -307,6 +318,16 @@ class NativeTransport {
           break
         }
         case 2:
+          if (ev[1] === 'notifications/progress' && ev[2]) {
+            const entry = this._pending.get(ev[2].progressToken)
+            if (entry && entry.onProgress) {
+              const { progress, total, message } = ev[2]
+              const info = { progress }
+              if (total !== undefined) info.total = total
+              if (message !== undefined) info.message = message
+              this._call(entry.onProgress, info)
+            }
+          }
           this._call(this.onNotification, ev[1], ev[2])
           break
         case 3:

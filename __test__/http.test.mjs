@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { HttpTransport, createHttpTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
 import { callMCP, parseSSE } from 'mcp-native/json-rpc'
+import { describeProgress } from './progress.mjs'
 import { ROOT, NODE, settle, waitFor } from './helpers.mjs'
 
 let server
@@ -442,3 +443,6 @@ describe('callMCP', () => {
     expect((await callMCP(url, 'slow-headers', { ms: 50 })).result).toEqual({ slow: true })
   })
 })
+
+
+describeProgress({ connect: () => connect(), method: 'sse-progress', timeoutMessage: 'SSE response timeout after' })

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 
 import { StdioTransport, createStdioTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
+import { describeProgress } from './progress.mjs'
 import { ROOT, NODE, FIXTURE, fixture, alive, waitFor, settle } from './helpers.mjs'
 
 const open = []
@@ -444,3 +445,6 @@ describe('server-everything (stdio)', () => {
     expect(progress.every((n) => n.params.progressToken === 'tok-1')).toBe(true)
   })
 })
+
+
+describeProgress({ connect: () => connect(), method: 'progress', timeoutMessage: 'Request timeout after' })

@@ -58,7 +58,7 @@ impl NativeHttp {
             .filter_map(parse_request_line)
             .all(|r| {
                 self.inner
-                    .request(r.id, r.method_json, r.params, r.timeout_ms)
+                    .request(r.id, r.method_json, r.params, r.timeout_ms, r.progress)
                     .is_ok()
             })
     }

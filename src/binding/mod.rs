@@ -9,7 +9,7 @@ mod stdio;
 
 use napi_derive::napi;
 
-use crate::transport::OutgoingRequest;
+use crate::transport::{OutgoingRequest, ProgressReset};
 
 /// Terminates every server process group this addon started (SIGTERM, a short grace, SIGKILL).
 /// `index.js` calls it when the host process exits.
@@ -43,6 +43,20 @@ fn parse_request_line(line: &str) -> Option<OutgoingRequest<'_>> {
         i += if bytes[i] == b'\\' { 2 } else { 1 };
     }
     let end = (i < bytes.len()).then_some(i + 1)?;
+    // `<timeout>` or `<timeout>r` or `<timeout>r<maxTotal>` (reset on progress).
+    let (timeout, progress) = match timeout.split_once('r') {
+        Some((t, max)) => (
+            t,
+            Some(ProgressReset {
+                max_total_ms: max
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|m| *m >= 0.0)
+                    .map(|m| m.ceil() as u64),
+            }),
+        ),
+        None => (timeout, None),
+    };
     let timeout_ms = timeout
         .parse::<f64>()
         .ok()
@@ -53,6 +67,7 @@ fn parse_request_line(line: &str) -> Option<OutgoingRequest<'_>> {
         method_json: &rest[..end],
         params: Some(&rest[end..]).filter(|p| !p.is_empty()),
         timeout_ms,
+        progress,
     })
 }
 
@@ -75,6 +90,25 @@ mod tests {
         let r = parse_request_line(r#"4 NaN "m""#).unwrap();
         assert_eq!((r.timeout_ms, r.params), (0, None));
         assert!(parse_request_line(r#"x 1 "m"{}"#).is_none());
+        let r = parse_request_line(r#"5 100r250 "m"{}"#).unwrap();
+        assert_eq!(
+            (r.timeout_ms, r.progress.unwrap().max_total_ms),
+            (100, Some(250))
+        );
+        assert_eq!(
+            parse_request_line(r#"5 100r "m"{}"#)
+                .unwrap()
+                .progress
+                .unwrap()
+                .max_total_ms,
+            None
+        );
+        assert!(
+            parse_request_line(r#"5 100 "m"{}"#)
+                .unwrap()
+                .progress
+                .is_none()
+        );
         assert!(parse_request_line(r#"1 1 "unterminated"#).is_none());
     }
 }

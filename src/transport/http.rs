@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::task::AbortHandle;
 
-use super::{Event, EventSink, MAX_TIMEOUT_MS};
+use super::{Event, EventSink, MAX_TIMEOUT_MS, ProgressReset, progress_target};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::jsonrpc::{self, Incoming};
@@ -76,6 +76,8 @@ struct Inner {
     session: Mutex<Option<String>>,
     protocol_version: Mutex<Option<String>>,
     inflight: Mutex<HashMap<u64, AbortHandle>>,
+    /// Deadlines that progress notifications may move, by request id (SPEC 3.4).
+    deadlines: Mutex<HashMap<u64, Arc<Deadline>>>,
     /// The GET listener's task and the exchange id its end is reported for.
     listener: Mutex<Option<(u64, AbortHandle)>>,
     open: AtomicBool,
@@ -118,6 +120,7 @@ impl HttpTransport {
                 protocol_version: Mutex::new(None),
                 inflight: Mutex::new(HashMap::new()),
                 listener: Mutex::new(None),
+                deadlines: Mutex::new(HashMap::new()),
                 open: AtomicBool::new(false),
                 requests: AtomicBool::new(false),
                 sink,
@@ -166,6 +169,7 @@ impl HttpTransport {
         method_json: &str,
         params: Option<&str>,
         timeout_ms: u64,
+        progress: Option<ProgressReset>,
     ) -> Result<(), Error> {
         self.check_open()?;
         let inner = self.inner.clone();
@@ -178,11 +182,16 @@ impl HttpTransport {
         }
         let is_initialize = method_json == "\"initialize\"";
         let frame = jsonrpc::request_frame_json(id, method_json, params);
+        let deadline = Deadline::new(timeout_ms, progress);
+        if progress.is_some() {
+            lock(&inner.deadlines).insert(id, deadline.clone());
+        }
         self.spawn_tracked(id, async move {
             let outcome = inner
                 .clone()
-                .exchange(id, frame, timeout_ms, is_initialize)
+                .exchange(id, frame, deadline, is_initialize)
                 .await;
+            lock(&inner.deadlines).remove(&id);
             inner.finish(id, outcome);
         });
         Ok(())
@@ -536,37 +545,45 @@ impl Inner {
         self: Arc<Self>,
         id: u64,
         frame: Vec<u8>,
-        timeout_ms: u64,
+        deadline: Arc<Deadline>,
         is_initialize: bool,
     ) -> Outcome {
-        let ms = timeout_ms.min(MAX_TIMEOUT_MS);
-        let deadline = tokio::time::Instant::now() + Duration::from_millis(ms);
         let legacy = lock(&self.legacy).clone();
         if let Some(legacy) = legacy {
             return self
-                .exchange_legacy(&legacy, id, frame, ms, deadline, is_initialize)
+                .exchange_legacy(&legacy, id, frame, &deadline, is_initialize)
                 .await;
         }
         // Only the very first POST, an `initialize`, may turn out to need the legacy protocol.
         let fallback_frame =
             (is_initialize && self.config.legacy_fallback && !self.posted.load(Ordering::Acquire))
                 .then(|| frame.clone());
-        let resp = match tokio::time::timeout_at(deadline, self.post(frame)).await {
-            Ok(Err(Error::Http {
+        let resp = match deadline.run(self.post(frame)).await {
+            Some(Err(Error::Http {
                 status: 400 | 404 | 405,
                 ..
             })) if let Some(frame) = fallback_frame => {
-                let legacy =
-                    match tokio::time::timeout_at(deadline, self.clone().start_legacy()).await {
-                        Ok(r) => r?,
-                        Err(_) => return Err(Error::Timeout { ms }),
-                    };
+                let legacy = match deadline.run(self.clone().start_legacy()).await {
+                    Some(r) => r?,
+                    None => {
+                        return Err(Error::Timeout {
+                            ms: deadline.elapsed_ms(),
+                        });
+                    }
+                };
                 return self
-                    .exchange_legacy(&legacy, id, frame, ms, deadline, is_initialize)
+                    .exchange_legacy(&legacy, id, frame, &deadline, is_initialize)
                     .await;
             }
-            Ok(r) => r?,
-            Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
+            Some(r) => r?,
+            None => {
+                return Err(self.timed_out(
+                    id,
+                    Error::Timeout {
+                        ms: deadline.elapsed_ms(),
+                    },
+                ));
+            }
         };
         let sse = resp
             .headers()
@@ -574,14 +591,28 @@ impl Inner {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.contains("text/event-stream"));
         let outcome = if sse {
-            match tokio::time::timeout_at(deadline, self.clone().read_sse(id, resp)).await {
-                Ok(r) => r,
-                Err(_) => return Err(self.timed_out(id, Error::SseTimeout { ms })),
+            match deadline.run(self.clone().read_sse(id, resp)).await {
+                Some(r) => r,
+                None => {
+                    return Err(self.timed_out(
+                        id,
+                        Error::SseTimeout {
+                            ms: deadline.elapsed_ms(),
+                        },
+                    ));
+                }
             }
         } else {
-            match tokio::time::timeout_at(deadline, self.read_json(resp)).await {
-                Ok(r) => r,
-                Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
+            match deadline.run(self.read_json(resp)).await {
+                Some(r) => r,
+                None => {
+                    return Err(self.timed_out(
+                        id,
+                        Error::Timeout {
+                            ms: deadline.elapsed_ms(),
+                        },
+                    ));
+                }
             }
         };
         if is_initialize {
@@ -716,22 +747,26 @@ impl Inner {
         legacy: &Legacy,
         id: u64,
         frame: Vec<u8>,
-        ms: u64,
-        deadline: tokio::time::Instant,
+        deadline: &Deadline,
         is_initialize: bool,
     ) -> Outcome {
         let (tx, rx) = tokio::sync::oneshot::channel();
         lock(&legacy.waiters).insert(id, tx);
-        let outcome = tokio::time::timeout_at(deadline, async {
-            let resp = self.post(frame).await?;
-            let _ = resp.bytes().await;
-            rx.await.unwrap_or_else(|_| Err(Error::closed()))
-        })
-        .await;
+        let outcome = deadline
+            .run(async {
+                let resp = self.post(frame).await?;
+                let _ = resp.bytes().await;
+                rx.await.unwrap_or_else(|_| Err(Error::closed()))
+            })
+            .await;
         lock(&legacy.waiters).remove(&id);
-        let outcome = match outcome {
-            Ok(o) => o,
-            Err(_) => return Err(self.timed_out(id, Error::Timeout { ms })),
+        let Some(outcome) = outcome else {
+            return Err(self.timed_out(
+                id,
+                Error::Timeout {
+                    ms: deadline.elapsed_ms(),
+                },
+            ));
         };
         if is_initialize {
             self.note_protocol_version(&outcome);
@@ -881,10 +916,17 @@ impl Inner {
                         Err(err) => Err(Error::rpc(err)),
                     });
                 }
-                Incoming::Notification { method, params } => events.push(Event::Notification {
-                    method,
-                    params: params.map(RawValue::to_owned),
-                }),
+                Incoming::Notification { method, params } => {
+                    if let Some(target) = progress_target(&method, params)
+                        && let Some(d) = lock(&self.deadlines).get(&target)
+                    {
+                        d.on_progress();
+                    }
+                    events.push(Event::Notification {
+                        method,
+                        params: params.map(RawValue::to_owned),
+                    })
+                }
                 Incoming::Request {
                     id: rid,
                     method,
@@ -910,6 +952,83 @@ impl Inner {
             }
         }
         None
+    }
+}
+
+/// A request's deadline over its whole exchange, which progress notifications may move
+/// (SPEC 3.4: `resetTimeoutOnProgress`, capped by `maxTotalTimeout`).
+struct Deadline {
+    at: Mutex<tokio::time::Instant>,
+    timeout: Duration,
+    started: tokio::time::Instant,
+    progress: Option<ProgressReset>,
+    moved: tokio::sync::Notify,
+}
+
+impl Deadline {
+    fn new(timeout_ms: u64, progress: Option<ProgressReset>) -> Arc<Self> {
+        let started = tokio::time::Instant::now();
+        let timeout = Duration::from_millis(timeout_ms.min(MAX_TIMEOUT_MS));
+        let d = Deadline {
+            at: Mutex::new(started + timeout),
+            timeout,
+            started,
+            progress,
+            moved: tokio::sync::Notify::new(),
+        };
+        let at = d.capped(started + timeout);
+        *lock(&d.at) = at;
+        Arc::new(d)
+    }
+
+    fn cap(&self) -> Option<tokio::time::Instant> {
+        let max = self.progress?.max_total_ms?;
+        Some(self.started + Duration::from_millis(max.min(MAX_TIMEOUT_MS)))
+    }
+
+    fn capped(&self, at: tokio::time::Instant) -> tokio::time::Instant {
+        self.cap().map_or(at, |cap| at.min(cap))
+    }
+
+    /// A progress notification arrived: restart the deadline, when the request asked for it.
+    fn on_progress(&self) {
+        if self.progress.is_none() {
+            return;
+        }
+        let next = self.capped(tokio::time::Instant::now() + self.timeout);
+        let mut at = lock(&self.at);
+        if next > *at {
+            *at = next;
+            drop(at);
+            self.moved.notify_waiters();
+        }
+    }
+
+    /// The deadline that passed, for the message: `maxTotalTimeout` when it was the cap.
+    fn elapsed_ms(&self) -> u64 {
+        match (self.cap(), self.progress.and_then(|p| p.max_total_ms)) {
+            (Some(cap), Some(max)) if *lock(&self.at) >= cap => max,
+            _ => self.timeout.as_millis() as u64,
+        }
+    }
+
+    /// Runs `fut` until it completes (`Some`) or the deadline passes (`None`, `fut` dropped).
+    async fn run<F: std::future::Future>(&self, fut: F) -> Option<F::Output> {
+        tokio::pin!(fut);
+        loop {
+            let at = *lock(&self.at);
+            tokio::select! {
+                biased;
+                out = &mut fut => return Some(out),
+                // A progress notification may have moved the deadline meanwhile: check again.
+                () = tokio::time::sleep_until(at) => {
+                    if *lock(&self.at) <= tokio::time::Instant::now() {
+                        return None;
+                    }
+                }
+                () = self.moved.notified() => {}
+            }
+        }
     }
 }
 

@@ -70,6 +70,31 @@ pub struct OutgoingRequest<'a> {
     pub params: Option<&'a str>,
     /// Its deadline in milliseconds; 0 fails at once without sending.
     pub timeout_ms: u64,
+    /// Progress resets the deadline (SPEC 3.4 `resetTimeoutOnProgress`), never beyond
+    /// `max_total_ms` from the start when that is set.
+    pub progress: Option<ProgressReset>,
+}
+
+/// How progress notifications move a request's deadline (SPEC 3.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProgressReset {
+    /// `maxTotalTimeout`: the deadline never passes start + this.
+    pub max_total_ms: Option<u64>,
+}
+
+/// The request id a `notifications/progress` refers to, when its token is one of our ids (the
+/// JS layer uses the request id as progress token).
+pub fn progress_target(method: &str, params: Option<&RawValue>) -> Option<u64> {
+    if method != "notifications/progress" {
+        return None;
+    }
+    #[derive(serde::Deserialize)]
+    struct Progress<'a> {
+        #[serde(borrow, rename = "progressToken")]
+        token: Option<&'a RawValue>,
+    }
+    let p: Progress<'_> = serde_json::from_str(params?.get()).ok()?;
+    crate::jsonrpc::our_id(p.token?)
 }
 
 /// Where a transport delivers its events. Called from runtime threads; must not block.
@@ -99,12 +124,26 @@ pub trait EventSink: Send + Sync + 'static {
 pub struct Entry {
     deadline: Instant,
     timeout_ms: u64,
+    started: Instant,
+    progress: Option<ProgressReset>,
 }
 
 impl Entry {
-    /// The request's deadline in milliseconds, as configured.
+    /// The deadline that passed, in milliseconds, for the error message: `maxTotalTimeout` when
+    /// progress had pushed the deadline up to that cap, else the request timeout.
     pub fn timeout_ms(&self) -> u64 {
-        self.timeout_ms
+        match self.progress.and_then(|p| p.max_total_ms) {
+            Some(max) if self.deadline >= self.started + Duration::from_millis(max) => max,
+            _ => self.timeout_ms,
+        }
+    }
+}
+
+/// `deadline`, no later than the entry's `maxTotalTimeout` allows.
+fn capped(entry: &Entry, deadline: Instant) -> Instant {
+    match entry.progress.and_then(|p| p.max_total_ms) {
+        Some(max) => deadline.min(entry.started + Duration::from_millis(max.min(MAX_TIMEOUT_MS))),
+        None => deadline,
     }
 }
 
@@ -120,17 +159,47 @@ pub struct Pending {
 impl Pending {
     /// Registers request `id`; returns its deadline.
     pub fn insert(&mut self, id: u64, timeout_ms: u64, now: Instant) -> Instant {
+        self.insert_with(id, timeout_ms, now, None)
+    }
+
+    /// [`Pending::insert`] with a progress rule.
+    pub fn insert_with(
+        &mut self,
+        id: u64,
+        timeout_ms: u64,
+        now: Instant,
+        progress: Option<ProgressReset>,
+    ) -> Instant {
         let timeout_ms = timeout_ms.min(MAX_TIMEOUT_MS);
-        let deadline = now + Duration::from_millis(timeout_ms);
+        let entry = Entry {
+            deadline: now + Duration::from_millis(timeout_ms),
+            timeout_ms,
+            started: now,
+            progress,
+        };
+        let deadline = capped(&entry, entry.deadline);
         self.deadlines.insert((deadline, id));
-        self.entries.insert(
-            id,
-            Entry {
-                deadline,
-                timeout_ms,
-            },
-        );
+        self.entries.insert(id, Entry { deadline, ..entry });
         deadline
+    }
+
+    /// A progress notification for `id`: with a reset rule, its deadline restarts from `now`
+    /// (capped by `maxTotalTimeout`). Returns whether it moved.
+    pub fn progress(&mut self, id: u64, now: Instant) -> bool {
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return false;
+        };
+        if entry.progress.is_none() {
+            return false;
+        }
+        let next = capped(entry, now + Duration::from_millis(entry.timeout_ms));
+        if next <= entry.deadline {
+            return false;
+        }
+        self.deadlines.remove(&(entry.deadline, id));
+        entry.deadline = next;
+        self.deadlines.insert((next, id));
+        true
     }
 
     /// Whether `id` is still pending.
@@ -207,5 +276,35 @@ mod tests {
         assert!(p.is_empty() && p.next_deadline().is_none());
         p.insert(4, 0, t0);
         assert_eq!(p.expire(t0).len(), 1);
+    }
+
+    #[test]
+    fn progress_restarts_the_deadline_up_to_max_total() {
+        let ms = Duration::from_millis;
+        let mut p = Pending::default();
+        let t0 = Instant::now();
+        p.insert_with(
+            1,
+            100,
+            t0,
+            Some(ProgressReset {
+                max_total_ms: Some(250),
+            }),
+        );
+        p.insert(2, 100, t0);
+        assert!(p.progress(1, t0 + ms(80)));
+        assert!(!p.progress(2, t0 + ms(80)), "no reset rule: no change");
+        assert_eq!(p.next_deadline(), Some(t0 + ms(100)));
+        assert!(p.expire(t0 + ms(179)).iter().all(|(id, _)| *id == 2));
+        assert!(p.progress(1, t0 + ms(170)));
+        let (id, e) = p.expire(t0 + ms(250)).pop().unwrap();
+        assert_eq!(
+            (id, e.timeout_ms()),
+            (1, 250),
+            "capped by maxTotalTimeout, reported as it"
+        );
+        p.insert_with(3, 100, t0, Some(ProgressReset { max_total_ms: None }));
+        assert!(p.progress(3, t0 + ms(50)));
+        assert_eq!(p.expire(t0 + ms(150)).pop().unwrap().1.timeout_ms(), 100);
     }
 }

@@ -313,6 +313,7 @@ impl StdioTransport {
             method_json: &method_json,
             params,
             timeout_ms,
+            progress: None,
         }])?;
         Ok(id)
     }
@@ -337,7 +338,9 @@ impl StdioTransport {
                 continue;
             }
             // Registered before it is written, so that the answer always finds it.
-            let deadline = table.pending.insert(r.id, r.timeout_ms, now);
+            let deadline = table
+                .pending
+                .insert_with(r.id, r.timeout_ms, now, r.progress);
             earlier |= table.armed.is_none_or(|armed| deadline < armed);
             frames.push((
                 r.id,

@@ -12,7 +12,7 @@ use super::writer::Writer;
 use crate::error::Error;
 use crate::framing::jsonl::{Frame, LineDecoder};
 use crate::jsonrpc::{self, Incoming};
-use crate::transport::{Event, EventSink, Pending};
+use crate::transport::{Event, EventSink, Pending, progress_target};
 
 /// What the caller switches on and off at any time.
 #[derive(Debug, Default)]
@@ -115,10 +115,18 @@ impl Shared {
             return events;
         }
         let mut table = self.table();
-        // Answers to unknown (or already settled) requests are dropped here.
+        // Answers to unknown (or already settled) requests are dropped here; progress moves the
+        // deadline of a request that asked for it.
+        let now = Instant::now();
         events.retain(|e| match e {
             Event::Response { id, .. } | Event::Failed { id, .. } => {
                 table.pending.settle(*id).is_some()
+            }
+            Event::Notification { method, params } => {
+                if let Some(id) = progress_target(method, params.as_deref()) {
+                    table.pending.progress(id, now);
+                }
+                true
             }
             _ => true,
         });
