@@ -129,6 +129,15 @@ describe('HttpTransport errors', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(80) // waited the server's retry: 30 each time
   })
 
+  it('No response body, and answers over maxMessageBytes (SSE event or JSON body) fail just their request', async () => {
+    const t = await connect({ maxMessageBytes: 64 * 1024 })
+    await expect(t.request('sse-204')).rejects.toThrow(/^No response body$/)
+    await expect(t.request('sse-big', { bytes: 1 << 20 })).rejects.toThrow(/^Message exceeds maxMessageBytes \(65536 bytes\)$/)
+    await expect(t.request('json-big', { bytes: 1 << 20 })).rejects.toThrow(/^Message exceeds maxMessageBytes \(65536 bytes\)$/)
+    expect((await t.request('sse-big', { bytes: 1000 })).data.length).toBe(1000)
+    expect(await t.request('echo', { fine: true })).toEqual({ fine: true })
+  })
+
   it('deadlines cover the whole exchange and fire on time', async () => {
     const t = await connect({ timeout: 150 })
     let started = Date.now()

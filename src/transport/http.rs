@@ -790,15 +790,19 @@ impl Inner {
         error
     }
 
-    async fn read_json(&self, resp: reqwest::Response) -> Outcome {
-        let body = resp
-            .bytes()
+    async fn read_json(&self, mut resp: reqwest::Response) -> Outcome {
+        // Read in chunks, so that a body over the limit is refused without being held whole.
+        let limit = self.config.max_message_bytes;
+        let mut body = Vec::new();
+        while let Some(chunk) = resp
+            .chunk()
             .await
-            .map_err(|e| Error::Io(format!("reading the response failed: {}", error_chain(&e))))?;
-        if body.len() > self.config.max_message_bytes {
-            return Err(Error::MessageTooLarge {
-                limit: self.config.max_message_bytes,
-            });
+            .map_err(|e| Error::Io(format!("reading the response failed: {}", error_chain(&e))))?
+        {
+            if body.len() + chunk.len() > limit {
+                return Err(Error::MessageTooLarge { limit });
+            }
+            body.extend_from_slice(&chunk);
         }
         if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
             return Err(Error::Parse(format!("Invalid JSON response: {e}")));
@@ -831,8 +835,12 @@ impl Inner {
                 };
                 decoder.push(&chunk);
                 while let Some(item) = decoder.next_item() {
+                    // An event over the limit was discarded as it streamed in; in a reply stream
+                    // it is taken to be the answer (whose id could not be read), as in stdio.
                     let SseItem::Event(event) = item else {
-                        continue;
+                        return Err(Error::MessageTooLarge {
+                            limit: self.config.max_message_bytes,
+                        });
                     };
                     if event.data.trim() == "[DONE]" {
                         return Err(Error::NoResponse { id });
