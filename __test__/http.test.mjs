@@ -271,7 +271,7 @@ async function startEverything(mode) {
 }
 
 describe('server-everything (sse, through the legacy fallback)', () => {
-  it('handshake, tools/list, echo', async () => {
+  it('handshake, tools/list, echo, long-running tool with progress', async () => {
     const { port, child } = await startEverything('sse')
     try {
       const t = await createHttpTransport({ type: 'sse', url: `http://127.0.0.1:${port}/sse` })
@@ -283,6 +283,14 @@ describe('server-everything (sse, through the legacy fallback)', () => {
       expect(tools.map((x) => x.name)).toContain('echo')
       const echo = await t.request('tools/call', { name: 'echo', arguments: { message: 'legacy sse' } })
       expect(echo.content[0].text).toContain('legacy sse')
+      const progress = []
+      const long = await t.request(
+        'tools/call',
+        { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 2 } },
+        { onProgress: (p) => progress.push(p.progress) },
+      )
+      expect(long.content[0].text).toContain('Long running operation completed')
+      expect(progress).toEqual([1, 2])
       await t.close()
     } finally {
       child.kill()

@@ -88,6 +88,9 @@ impl SseDecoder {
 
     /// Feeds bytes; complete events are then available from [`SseDecoder::next_item`].
     pub fn push(&mut self, mut bytes: &[u8]) {
+        if bytes.is_empty() {
+            return; // an empty chunk must not end the wait for the LF of a CRLF
+        }
         if self.after_cr {
             self.after_cr = false;
             if let Some(rest) = bytes.strip_prefix(b"\n") {
@@ -231,6 +234,37 @@ impl SseDecoder {
         self.discarding = false;
         self.in_event = false;
     }
+}
+
+/// The decoder's core property, for the fuzz target (`fuzz/`), its corpus replay (`tests/`) and
+/// the randomized test: decoding `data` whole or cut at the points its first bytes choose gives
+/// the same items and the same end; the line buffer never exceeds the limit. Panics otherwise.
+#[doc(hidden)]
+pub fn check_chunking(data: &[u8]) {
+    let (head, stream) = data.split_at(data.len().min(3));
+    let max = [8, 64, 1 << 20][head.first().map_or(0, |b| *b as usize % 3)];
+    let decode = |cuts: &[usize]| {
+        let mut d = SseDecoder::new(max);
+        let mut items = Vec::new();
+        let mut at = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&stream.len())) {
+            let cut = cut.clamp(at, stream.len());
+            d.push(&stream[at..cut]);
+            assert!(d.line.len() <= max, "line buffer over the limit");
+            items.extend(std::iter::from_fn(|| d.next_item()));
+            at = cut;
+        }
+        (items, d.finish())
+    };
+    let whole = decode(&[]);
+    let cuts: Vec<usize> = head
+        .iter()
+        .skip(1)
+        .map(|b| *b as usize * stream.len() / 256)
+        .collect();
+    let mut sorted = cuts.clone();
+    sorted.sort_unstable();
+    assert_eq!(decode(&sorted), whole, "cut at {sorted:?}");
 }
 
 #[cfg(test)]
@@ -402,5 +436,24 @@ mod tests {
             assert_eq!(items, whole, "round {round}: {stream:?} cut as {chunks:?}");
             assert_eq!(d.finish(), whole_end, "round {round}");
         }
+    }
+}
+#[cfg(test)]
+mod fuzz_regressions {
+    /// Found by `cargo fuzz run sse`: an empty chunk between a CR and its LF made the LF a blank
+    /// line (dispatching, or losing, an unfinished event).
+    #[test]
+    fn empty_chunk_between_cr_and_lf() {
+        super::check_chunking(&[255, 255, 255, 234, 48, 192, 13, 10]);
+        let mut d = super::SseDecoder::new(1024);
+        d.push(b"data: x\r");
+        d.push(b"");
+        d.push(b"\n");
+        assert!(
+            d.next_item().is_none(),
+            "CRLF is one line end, not a blank line"
+        );
+        d.push(b"\n");
+        assert!(d.next_item().is_some());
     }
 }
