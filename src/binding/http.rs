@@ -8,8 +8,7 @@ use napi_derive::napi;
 
 use super::errors::descriptor_text;
 use super::sink::BatchSink;
-use super::stdio::as_id;
-use super::{parse_request_line, reply_outcome};
+use super::{as_id, millis, parse_request_line, reply_outcome};
 use crate::transport::http::{HttpConfig, HttpTransport};
 
 /// Low-level HTTP transport. Use `HttpTransport` from the package root instead.
@@ -17,14 +16,6 @@ use crate::transport::http::{HttpConfig, HttpTransport};
 pub struct NativeHttp {
     inner: HttpTransport,
     sink: Arc<BatchSink>,
-}
-
-fn ms(timeout: f64) -> u64 {
-    if timeout.is_nan() || timeout <= 0.0 {
-        0
-    } else {
-        timeout.ceil().min(u64::MAX as f64) as u64
-    }
 }
 
 #[napi]
@@ -73,7 +64,7 @@ impl NativeHttp {
         timeout_ms: f64,
     ) -> Option<String> {
         self.inner
-            .notify(as_id(id), &method, params.as_deref(), ms(timeout_ms))
+            .notify(as_id(id), &method, params.as_deref(), millis(timeout_ms))
             .err()
             .map(|e| descriptor_text(&e))
     }

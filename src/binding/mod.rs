@@ -18,6 +18,24 @@ pub fn kill_all_children() {
     crate::runtime::kill_all_children();
 }
 
+/// A JS number of milliseconds as a deadline: rounded up; NaN, 0 and negatives are 0 (at once).
+fn millis(ms: f64) -> u64 {
+    if ms.is_nan() || ms <= 0.0 {
+        0
+    } else {
+        ms.ceil().min(u64::MAX as f64) as u64
+    }
+}
+
+/// A JS request id (from `index.js`'s counter) as ours; anything else is 0 (no such request).
+fn as_id(id: f64) -> u64 {
+    if id.is_finite() && id > 0.0 {
+        id as u64
+    } else {
+        0
+    }
+}
+
 /// The reply to a server→client request from JS: `error` (JSON text) wins, else `result`, else `{}`.
 fn reply_outcome<'a>(
     result: &'a Option<String>,
@@ -57,11 +75,7 @@ fn parse_request_line(line: &str) -> Option<OutgoingRequest<'_>> {
         ),
         None => (timeout, None),
     };
-    let timeout_ms = timeout
-        .parse::<f64>()
-        .ok()
-        .filter(|t| *t > 0.0)
-        .map_or(0, |t| t.ceil().min(u64::MAX as f64) as u64);
+    let timeout_ms = millis(timeout.parse::<f64>().unwrap_or(f64::NAN));
     Some(OutgoingRequest {
         id: id.parse().ok()?,
         method_json: &rest[..end],

@@ -8,7 +8,7 @@ use napi_derive::napi;
 
 use super::errors::descriptor_text;
 use super::sink::{BatchSink, batch_text};
-use super::{parse_request_line, reply_outcome};
+use super::{as_id, parse_request_line, reply_outcome};
 use crate::transport::OutgoingRequest;
 use crate::transport::stdio::{StdioConfig, StdioTransport};
 
@@ -17,14 +17,6 @@ use crate::transport::stdio::{StdioConfig, StdioTransport};
 pub struct NativeStdio {
     inner: StdioTransport,
     sink: Arc<BatchSink>,
-}
-
-pub(super) fn as_id(id: f64) -> u64 {
-    if id.is_finite() && id > 0.0 {
-        id as u64
-    } else {
-        0
-    }
 }
 
 #[napi]
