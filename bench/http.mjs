@@ -7,16 +7,12 @@
 //
 // Prints medians over the rounds and the ratios; writes bench/results/http.json.
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { performance } from 'node:perf_hooks'
+import { join } from 'node:path'
 
 import { createHttpTransport } from 'mcp-native'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const quick = process.argv.includes('--quick')
 const SEQ = quick ? 300 : 1500
 const PAR_TOTAL = quick ? 1000 : 6000
@@ -43,40 +39,8 @@ class NativeClient {
   }
 }
 
-class SdkClient {
-  static async start() {
-    const c = new SdkClient()
-    c.client = new Client({ name: 'sdk', version: '1' })
-    await c.client.connect(new StreamableHTTPClientTransport(new URL(url)))
-    return c
-  }
-  callTool(name, args) {
-    return this.client.callTool({ name, arguments: args })
-  }
-  close() {
-    return this.client.close()
-  }
-}
-
-async function sequential(c, tool) {
-  const t0 = performance.now()
-  for (let i = 0; i < SEQ; i++) await c.callTool(tool, { message: 'hi' + i })
-  return SEQ / ((performance.now() - t0) / 1000)
-}
-
-async function parallel(c, tool) {
-  let next = 0
-  const t0 = performance.now()
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < PAR_TOTAL) {
-        next++
-        await c.callTool(tool, { message: 'hi' })
-      }
-    }),
-  )
-  return PAR_TOTAL / ((performance.now() - t0) / 1000)
-}
+const sequential = (c, tool) => sequentialRate((i) => c.callTool(tool, { message: 'hi' + i }), SEQ)
+const parallel = (c, tool) => inFlightRate(() => c.callTool(tool, { message: 'hi' }), PAR_TOTAL, IN_FLIGHT)
 
 const cases = {
   'JSON sequential calls/s': (c) => sequential(c, 'echo'),
@@ -84,30 +48,10 @@ const cases = {
   'SSE sequential calls/s': (c) => sequential(c, 'echo-sse'),
   [`SSE ${IN_FLIGHT} in flight calls/s`]: (c) => parallel(c, 'echo-sse'),
 }
-const clients = { native: NativeClient, sdk: SdkClient }
-const results = {}
-for (const name of Object.keys(cases)) results[name] = {}
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [cname, Cls] of Object.entries(clients)) {
-    const c = await Cls.start()
-    for (const [name, fn] of Object.entries(cases)) {
-      await fn(c) // warm-up
-      ;(results[name][cname] ??= []).push(await fn(c))
-    }
-    await c.close()
-  }
+const clients = {
+  native: () => NativeClient.start(),
+  sdk: () => SdkClient.start(new StreamableHTTPClientTransport(new URL(url))),
 }
+const results = await medians({ clients, cases, rounds: ROUNDS })
 server.kill()
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-for (const r of Object.values(results)) for (const c of Object.keys(r)) r[c] = median(r[c])
-console.table(
-  Object.entries(results).map(([name, r]) => ({
-    case: name,
-    native: r.native.toFixed(0),
-    sdk: r.sdk.toFixed(0),
-    'native/sdk': (r.native / r.sdk).toFixed(2),
-  })),
-)
-mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
-writeFileSync(join(ROOT, 'bench', 'results', 'http.json'), JSON.stringify({ date: new Date().toISOString(), results }, null, 2))
+report(results, 'http.json')

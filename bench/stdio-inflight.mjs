@@ -10,24 +10,13 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createStdioTransport } from 'mcp-native'
+import { inFlightRate, sequentialRate } from './lib.mjs'
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', '__test__', 'fixture', 'server.mjs')
 const K = Number(process.argv[3] ?? 64)
 const N = K === 1 ? 10000 : 40000
 
-async function run(call) {
-  let next = 0
-  const t0 = performance.now()
-  await Promise.all(
-    Array.from({ length: K }, async () => {
-      while (next < N) {
-        next++
-        await call()
-      }
-    }),
-  )
-  return N / ((performance.now() - t0) / 1000)
-}
+const run = (call) => (K === 1 ? sequentialRate(call, N) : inFlightRate(call, N, K))
 
 /** CPU time (ms) the server process has used so far. */
 function serverCpuMs(pid) {

@@ -6,16 +6,13 @@
 //
 // Prints a table of medians over the rounds and the ratios; writes bench/results/stdio.json.
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 import { createStdioTransport } from 'mcp-native'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 const quick = process.argv.includes('--quick')
 const SEQ = quick ? 500 : 3000
@@ -85,39 +82,8 @@ class NativeClient {
   }
 }
 
-class SdkClient {
-  static async start() {
-    const c = new SdkClient()
-    c.client = new Client({ name: 'sdk', version: '1' })
-    await c.client.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'inherit' }))
-    return c
-  }
-  callTool(name, args) {
-    return this.client.callTool({ name, arguments: args })
-  }
-  close() {
-    return this.client.close()
-  }
-}
-
-async function sequential(c) {
-  const t0 = performance.now()
-  for (let i = 0; i < SEQ; i++) await c.callTool('echo', { message: 'hi' + i })
-  return SEQ / ((performance.now() - t0) / 1000)
-}
-
-async function parallel(c) {
-  let next = 0
-  const t0 = performance.now()
-  async function worker() {
-    while (next < PAR_TOTAL) {
-      next++
-      await c.callTool('echo', { message: 'hi' })
-    }
-  }
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
-  return PAR_TOTAL / ((performance.now() - t0) / 1000)
-}
+const sequential = (c) => sequentialRate((i) => c.callTool('echo', { message: 'hi' + i }), SEQ)
+const parallel = (c) => inFlightRate(() => c.callTool('echo', { message: 'hi' }), PAR_TOTAL, IN_FLIGHT)
 
 async function big(c) {
   const t0 = performance.now()
@@ -128,35 +94,10 @@ async function big(c) {
   return (BIG_N * BIG_BYTES) / (1024 * 1024) / ((performance.now() - t0) / 1000)
 }
 
-const clients = { native: NativeClient, raw: RawClient, sdk: SdkClient }
-const cases = { 'sequential calls/s': sequential, [`${IN_FLIGHT} in flight calls/s`]: parallel, [`${BIG_BYTES >> 20} MiB results MiB/s`]: big }
-const results = {}
-for (const name of Object.keys(cases)) results[name] = {}
-
-for (let round = 0; round < ROUNDS; round++) {
-  // Interleave clients within each round so machine noise hits all of them alike.
-  for (const [cname, Cls] of Object.entries(clients)) {
-    const c = await Cls.start()
-    for (const [name, fn] of Object.entries(cases)) {
-      await fn(c) // warm-up
-      ;(results[name][cname] ??= []).push(await fn(c))
-    }
-    await c.close()
-  }
+const clients = {
+  native: () => NativeClient.start(),
+  raw: () => RawClient.start(),
+  sdk: () => SdkClient.start(new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'inherit' })),
 }
-
-// The median of the rounds: on two cores the server shares the machine with the client, and
-// single runs swing by ±20%.
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-for (const r of Object.values(results)) for (const c of Object.keys(r)) r[c] = median(r[c])
-const rows = Object.entries(results).map(([name, r]) => ({
-  case: name,
-  native: r.native.toFixed(0),
-  raw: r.raw.toFixed(0),
-  sdk: r.sdk.toFixed(0),
-  'native/raw': (r.native / r.raw).toFixed(2),
-  'native/sdk': (r.native / r.sdk).toFixed(2),
-}))
-console.table(rows)
-mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
-writeFileSync(join(ROOT, 'bench', 'results', 'stdio.json'), JSON.stringify({ date: new Date().toISOString(), results }, null, 2))
+const cases = { 'sequential calls/s': sequential, [`${IN_FLIGHT} in flight calls/s`]: parallel, [`${BIG_BYTES >> 20} MiB results MiB/s`]: big }
+report(await medians({ clients, cases, rounds: ROUNDS }), 'stdio.json')
