@@ -11,7 +11,7 @@ import { join } from 'node:path'
 
 import { createHttpTransport } from 'mcp-native'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
+import { NativeClient, ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
 
 const quick = process.argv.includes('--quick')
 const SEQ = quick ? 300 : 1500
@@ -23,22 +23,6 @@ const server = spawn(process.execPath, [join(ROOT, '__test__', 'fixture', 'http-
 const { port } = await new Promise((resolve) => server.stdout.once('data', (d) => resolve(JSON.parse(String(d)))))
 const url = `http://127.0.0.1:${port}/mcp`
 
-class NativeClient {
-  static async start() {
-    const c = new NativeClient()
-    c.t = await createHttpTransport({ type: 'http', url })
-    await c.t.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'native', version: '1' } })
-    await c.t.notify('notifications/initialized')
-    return c
-  }
-  callTool(name, args) {
-    return this.t.request('tools/call', { name, arguments: args })
-  }
-  close() {
-    return this.t.close()
-  }
-}
-
 const sequential = (c, tool) => sequentialRate((i) => c.callTool(tool, { message: 'hi' + i }), SEQ)
 const parallel = (c, tool) => inFlightRate(() => c.callTool(tool, { message: 'hi' }), PAR_TOTAL, IN_FLIGHT)
 
@@ -49,7 +33,7 @@ const cases = {
   [`SSE ${IN_FLIGHT} in flight calls/s`]: (c) => parallel(c, 'echo-sse'),
 }
 const clients = {
-  native: () => NativeClient.start(),
+  native: async () => NativeClient.start(await createHttpTransport({ type: 'http', url })),
   sdk: () => SdkClient.start(new StreamableHTTPClientTransport(new URL(url))),
 }
 const results = await medians({ clients, cases, rounds: ROUNDS })

@@ -27,6 +27,23 @@ export async function inFlightRate(call, total, inFlight) {
   return total / ((performance.now() - t0) / 1000)
 }
 
+/** mcp-native over a connected transport, after the MCP handshake, with the same face. */
+export class NativeClient {
+  static async start(transport) {
+    const c = new NativeClient()
+    c.t = transport
+    await c.t.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'native', version: '1' } })
+    await c.t.notify('notifications/initialized')
+    return c
+  }
+  callTool(name, args) {
+    return this.t.request('tools/call', { name, arguments: args })
+  }
+  close() {
+    return this.t.close()
+  }
+}
+
 /** The official SDK's client over `transport`, with the `callTool`/`close` face the benches use. */
 export class SdkClient {
   static async start(transport) {

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks'
 
 import { createStdioTransport } from 'mcp-native'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
+import { NativeClient, ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
 
 const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 const quick = process.argv.includes('--quick')
@@ -66,22 +66,6 @@ class RawClient {
   }
 }
 
-class NativeClient {
-  static async start() {
-    const c = new NativeClient()
-    c.t = await createStdioTransport({ command: process.execPath, args: [FIXTURE] })
-    await c.t.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'native', version: '1' } })
-    await c.t.notify('notifications/initialized')
-    return c
-  }
-  callTool(name, args) {
-    return this.t.request('tools/call', { name, arguments: args })
-  }
-  close() {
-    return this.t.close()
-  }
-}
-
 const sequential = (c) => sequentialRate((i) => c.callTool('echo', { message: 'hi' + i }), SEQ)
 const parallel = (c) => inFlightRate(() => c.callTool('echo', { message: 'hi' }), PAR_TOTAL, IN_FLIGHT)
 
@@ -95,7 +79,7 @@ async function big(c) {
 }
 
 const clients = {
-  native: () => NativeClient.start(),
+  native: async () => NativeClient.start(await createStdioTransport({ command: process.execPath, args: [FIXTURE] })),
   raw: () => RawClient.start(),
   sdk: () => SdkClient.start(new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'inherit' })),
 }
