@@ -75,7 +75,7 @@ struct Inner {
     headers: Result<HeaderMap, Error>,
     session: Mutex<Option<String>>,
     protocol_version: Mutex<Option<String>>,
-    inflight: Mutex<HashMap<u64, AbortHandle>>,
+    inflight: Mutex<HashMap<u64, Inflight>>,
     /// Deadlines that progress notifications may move, by request id (SPEC 3.4).
     deadlines: Mutex<HashMap<u64, Arc<Deadline>>>,
     /// The GET listener's task and the exchange id its end is reported for.
@@ -91,6 +91,13 @@ struct Inner {
 
 /// The legacy (2024-11-05) HTTP+SSE connection: messages are POSTed to `endpoint`; every answer
 /// and notification comes on the GET stream, read by `reader`.
+/// A running exchange: its task, and whether giving up on it tells the server.
+struct Inflight {
+    handle: AbortHandle,
+    /// False for `initialize` (SPEC 3.1) and for notifications.
+    cancellable: bool,
+}
+
 struct Legacy {
     endpoint: reqwest::Url,
     waiters: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<Outcome>>>,
@@ -186,7 +193,7 @@ impl HttpTransport {
         if progress.is_some() {
             lock(&inner.deadlines).insert(id, deadline.clone());
         }
-        self.spawn_tracked(id, async move {
+        self.spawn_tracked(id, !is_initialize, async move {
             let outcome = inner
                 .clone()
                 .exchange(id, frame, deadline, is_initialize)
@@ -209,7 +216,7 @@ impl HttpTransport {
         self.check_open()?;
         let inner = self.inner.clone();
         let frame = jsonrpc::notification_frame(method, params);
-        self.spawn_tracked(id, async move {
+        self.spawn_tracked(id, false, async move {
             let outcome = inner.clone().post_only(frame, timeout_ms).await;
             inner.finish(id, outcome.map(|()| None));
         });
@@ -229,10 +236,12 @@ impl HttpTransport {
     /// told with `notifications/cancelled`.
     pub fn cancel(&self, id: u64, reason: &str) {
         if let Some(task) = lock(&self.inner.inflight).remove(&id) {
-            task.abort();
-            self.inner
-                .clone()
-                .post_in_background(jsonrpc::cancelled_frame(id, reason));
+            task.handle.abort();
+            if task.cancellable {
+                self.inner
+                    .clone()
+                    .post_in_background(jsonrpc::cancelled_frame(id, reason));
+            }
         }
     }
 
@@ -272,7 +281,7 @@ impl HttpTransport {
         }
         self.inner.stop_legacy();
         for (_, task) in lock(&self.inner.inflight).drain() {
-            task.abort();
+            task.handle.abort();
         }
         let inner = self.inner.clone();
         runtime::runtime().spawn(async move {
@@ -306,17 +315,28 @@ impl HttpTransport {
         }
     }
 
-    fn spawn_tracked(&self, id: u64, fut: impl std::future::Future<Output = ()> + Send + 'static) {
+    fn spawn_tracked(
+        &self,
+        id: u64,
+        cancellable: bool,
+        fut: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
         let mut inflight = lock(&self.inner.inflight);
         let task = runtime::runtime().spawn(fut);
-        inflight.insert(id, task.abort_handle());
+        inflight.insert(
+            id,
+            Inflight {
+                handle: task.abort_handle(),
+                cancellable,
+            },
+        );
     }
 }
 
 impl Drop for HttpTransport {
     fn drop(&mut self) {
         for (_, task) in lock(&self.inner.inflight).drain() {
-            task.abort();
+            task.handle.abort();
         }
     }
 }
@@ -579,6 +599,7 @@ impl Inner {
             None => {
                 return Err(self.timed_out(
                     id,
+                    is_initialize,
                     Error::Timeout {
                         ms: deadline.elapsed_ms(),
                     },
@@ -596,6 +617,7 @@ impl Inner {
                 None => {
                     return Err(self.timed_out(
                         id,
+                        is_initialize,
                         Error::SseTimeout {
                             ms: deadline.elapsed_ms(),
                         },
@@ -608,6 +630,7 @@ impl Inner {
                 None => {
                     return Err(self.timed_out(
                         id,
+                        is_initialize,
                         Error::Timeout {
                             ms: deadline.elapsed_ms(),
                         },
@@ -763,6 +786,7 @@ impl Inner {
         let Some(outcome) = outcome else {
             return Err(self.timed_out(
                 id,
+                is_initialize,
                 Error::Timeout {
                     ms: deadline.elapsed_ms(),
                 },
@@ -784,9 +808,12 @@ impl Inner {
     }
 
     /// After a deadline passed: tells the server (best effort) and returns the error.
-    fn timed_out(self: &Arc<Self>, id: u64, error: Error) -> Error {
-        self.clone()
-            .post_in_background(jsonrpc::cancelled_frame(id, &error.to_string()));
+    /// (SPEC 3.1: never for `initialize`.)
+    fn timed_out(self: &Arc<Self>, id: u64, is_initialize: bool, error: Error) -> Error {
+        if !is_initialize {
+            self.clone()
+                .post_in_background(jsonrpc::cancelled_frame(id, &error.to_string()));
+        }
         error
     }
 

@@ -75,6 +75,13 @@ pub struct OutgoingRequest<'a> {
     pub progress: Option<ProgressReset>,
 }
 
+impl OutgoingRequest<'_> {
+    /// Whether giving up on it sends `notifications/cancelled` (SPEC 3.1: not for `initialize`).
+    pub fn cancellable(&self) -> bool {
+        self.method_json != "\"initialize\""
+    }
+}
+
 /// How progress notifications move a request's deadline (SPEC 3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProgressReset {
@@ -126,6 +133,8 @@ pub struct Entry {
     timeout_ms: u64,
     started: Instant,
     progress: Option<ProgressReset>,
+    /// Whether giving up on it tells the server (see [`OutgoingRequest::cancellable`]).
+    pub cancellable: bool,
 }
 
 impl Entry {
@@ -159,7 +168,7 @@ pub struct Pending {
 impl Pending {
     /// Registers request `id`; returns its deadline.
     pub fn insert(&mut self, id: u64, timeout_ms: u64, now: Instant) -> Instant {
-        self.insert_with(id, timeout_ms, now, None)
+        self.insert_with(id, timeout_ms, now, None, true)
     }
 
     /// [`Pending::insert`] with a progress rule.
@@ -169,6 +178,7 @@ impl Pending {
         timeout_ms: u64,
         now: Instant,
         progress: Option<ProgressReset>,
+        cancellable: bool,
     ) -> Instant {
         let timeout_ms = timeout_ms.min(MAX_TIMEOUT_MS);
         let entry = Entry {
@@ -176,6 +186,7 @@ impl Pending {
             timeout_ms,
             started: now,
             progress,
+            cancellable,
         };
         let deadline = capped(&entry, entry.deadline);
         self.deadlines.insert((deadline, id));
@@ -290,6 +301,7 @@ mod tests {
             Some(ProgressReset {
                 max_total_ms: Some(250),
             }),
+            true,
         );
         p.insert(2, 100, t0);
         assert!(p.progress(1, t0 + ms(80)));
@@ -303,7 +315,7 @@ mod tests {
             (1, 250),
             "capped by maxTotalTimeout, reported as it"
         );
-        p.insert_with(3, 100, t0, Some(ProgressReset { max_total_ms: None }));
+        p.insert_with(3, 100, t0, Some(ProgressReset { max_total_ms: None }), true);
         assert!(p.progress(3, t0 + ms(50)));
         assert_eq!(p.expire(t0 + ms(150)).pop().unwrap().1.timeout_ms(), 100);
     }

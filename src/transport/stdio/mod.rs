@@ -338,9 +338,10 @@ impl StdioTransport {
                 continue;
             }
             // Registered before it is written, so that the answer always finds it.
-            let deadline = table
-                .pending
-                .insert_with(r.id, r.timeout_ms, now, r.progress);
+            let deadline =
+                table
+                    .pending
+                    .insert_with(r.id, r.timeout_ms, now, r.progress, r.cancellable());
             earlier |= table.armed.is_none_or(|armed| deadline < armed);
             frames.push((
                 r.id,
@@ -375,9 +376,9 @@ impl StdioTransport {
     /// the server gets `notifications/cancelled` with `reason`. No event follows for it.
     pub fn cancel(&self, id: u64, reason: &str) {
         if let Ok(shared) = self.open_shared()
-            && shared.table().pending.settle(id).is_some()
+            && let Some(entry) = shared.table().pending.settle(id)
         {
-            shared.forget(id, reason);
+            shared.forget(id, reason, entry.cancellable);
         }
     }
 

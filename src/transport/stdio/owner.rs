@@ -217,7 +217,8 @@ impl Owner {
             let error = Error::Timeout {
                 ms: entry.timeout_ms(),
             };
-            self.shared.forget(id, &error.to_string());
+            self.shared
+                .forget(id, &error.to_string(), entry.cancellable);
             events.push(Event::Failed { id, error });
         }
         self.shared.sink.emit_all(events);

@@ -88,8 +88,8 @@ impl Shared {
         self.write_with(|w| w.send(id, frame));
     }
 
-    pub(super) fn forget(&self, id: u64, reason: &str) {
-        self.write_with(|w| w.forget(id, reason));
+    pub(super) fn forget(&self, id: u64, reason: &str, tell: bool) {
+        self.write_with(|w| w.forget(id, reason, tell));
     }
 
     /// Handles the frames of one read: parses them without a lock, then settles their requests

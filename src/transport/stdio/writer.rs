@@ -100,14 +100,16 @@ impl Writer {
     }
 
     /// After request `id` settled without an answer: drop its frame if no byte of it was written,
-    /// otherwise tell the server. Returns what [`Writer::send`] returns.
-    pub(super) fn forget(&mut self, id: u64, reason: &str) -> bool {
+    /// otherwise tell the server when `tell` (SPEC 3.1: not for `initialize`). Returns what
+    /// [`Writer::send`] returns.
+    pub(super) fn forget(&mut self, id: u64, reason: &str, tell: bool) -> bool {
         match self.outbox.iter().position(|o| o.id == Some(id)) {
             Some(pos) if pos > 0 || self.front_written == 0 => {
                 self.outbox.remove(pos);
                 false
             }
-            _ => self.send(None, jsonrpc::cancelled_frame(id, reason)),
+            _ if tell => self.send(None, jsonrpc::cancelled_frame(id, reason)),
+            _ => false,
         }
     }
 
