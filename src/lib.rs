@@ -5,9 +5,11 @@
 //! - [`jsonrpc`]: wire types — outgoing frames, incoming message classification, ids.
 //! - [`framing`]: bytes → messages without I/O (`jsonl`: the newline-delimited decoder).
 //! - [`transport`]: I/O and lifecycle — the shared pending-request core and the stdio transport.
+//! - [`config`]: `.mcp.json` discovery, config validation, tool names, `!command` values.
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child processes.
 //! - `binding`: the only module that imports napi; thin convert → delegate → convert.
 
+pub mod config;
 pub mod error;
 pub mod framing;
 pub mod jsonrpc;

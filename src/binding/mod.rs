@@ -2,6 +2,7 @@
 //! JavaScript in batches of JSON text ([`sink`]); errors cross as JSON descriptors that `index.js`
 //! turns into `Error` objects ([`errors`]).
 
+pub mod config;
 mod errors;
 mod http;
 mod sink;
