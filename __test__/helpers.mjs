@@ -1,5 +1,5 @@
 // Shared helpers for the JS tests (vitest under Node, `bun test` under Bun).
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -40,4 +40,25 @@ export async function settle(promise) {
   } catch (error) {
     return { error }
   }
+}
+
+/** Process ids whose command line contains `text` (for "nothing is left running" checks). */
+export function processesWith(text) {
+  const found = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      if (cmdline.includes(text) && alive(Number(entry))) found.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+let markerSeq = 0
+/** A unique `--marker=` flag for the fixture server. */
+export function marker() {
+  return `--marker=mcp-native-${process.pid}-${Date.now()}-${++markerSeq}`
 }

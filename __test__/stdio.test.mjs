@@ -37,7 +37,11 @@ describe('exports', () => {
       ),
     )
     const names = ['StdioTransport', 'createStdioTransport', 'HttpTransport', 'createHttpTransport']
-    expect(out).toEqual({ rootHas: names, sameInTransports: names, sameInCjs: names, jsonRpc: ['callMCP', 'parseSSE'], typesIsEmpty: true })
+    expect(out).toEqual({ rootHas: names, sameInTransports: names, sameInCjs: names, jsonRpc: ['callMCP', 'parseSSE'],
+      client: ['connectToServer', 'listTools', 'callTool', 'disconnectServer', 'serverSupportsTools', 'createTransport', 'MCPClient'],
+      manager: ['MCPManager', 'createMCPManager'],
+      typesIsEmpty: true,
+    })
     expect(typeof transports.StdioTransport).toBe('function')
     expect(typeof transports.createStdioTransport).toBe('function')
   })
