@@ -1,0 +1,521 @@
+'use strict'
+// mcp-native/manager (SPEC 6): many servers — discovery, parallel connect behind a 250 ms
+// startup gate, tools tracked per server, refresh, reconnect, teardown. Config discovery,
+// validation, tool names and `!command` values run in Rust (src/config.rs); this file wires the
+// injectable parts (tool cache, tool factory, logger, auth storage) that are JS objects.
+
+const os = require('node:os')
+const native = require('./native.js')
+const { MCPClient, listTools, callTool } = require('./client.js')
+
+/** How long `connectServers` waits before answering with cached tools for slow servers. */
+const STARTUP_GATE_MS = 250
+/** `tools/list_changed` notifications of one server within this window cause one refresh. */
+const LIST_CHANGED_DEBOUNCE_MS = 300
+/** A `!command` config value is killed after this long (SPEC 6.3). */
+const COMMAND_TIMEOUT_MS = 10000
+
+const silentLogger = { error() {}, warn() {}, debug() {} }
+
+function errorFrom(desc) {
+  return Object.assign(new Error(desc.message), desc)
+}
+
+function messageOf(err) {
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** SPEC 6 default `loadConfigs`: `<cwd>/.mcp.json` and `~/.mcp.json`. */
+async function loadConfigs(cwd, options) {
+  const o = options || {}
+  const text = native.loadMcpConfigs(String(cwd), os.homedir(), o.enableProjectConfig !== false, o.filterExa !== false)
+  const loaded = JSON.parse(text)
+  if (loaded.error) throw errorFrom(loaded.error)
+  return loaded
+}
+
+// `!command` results for this process. Concurrent callers share one run; only a value is kept
+// (a failed command is tried again next time: it may have been a login that expired).
+const commandRuns = new Map()
+
+/** SPEC 6.3 default `resolveConfigValue`. */
+function resolveConfigValue(value) {
+  if (typeof value !== 'string') return Promise.resolve(value)
+  if (!value.startsWith('!')) return Promise.resolve(process.env[value] ?? value)
+  const command = value.slice(1)
+  let run = commandRuns.get(command)
+  if (!run) {
+    run = native.runValueCommand(command, COMMAND_TIMEOUT_MS).then(
+      (out) => {
+        if (out == null) commandRuns.delete(command)
+        return out ?? undefined
+      },
+      () => {
+        commandRuns.delete(command)
+        return undefined
+      },
+    )
+    commandRuns.set(command, run)
+  }
+  return run
+}
+
+/** SPEC 6.2 tool name: `mcp_<server part>_<tool part>`. */
+function createMCPToolName(serverName, toolName) {
+  return native.mcpToolName(String(serverName), String(toolName))
+}
+
+function normalizeSchema(schema) {
+  if (!schema || typeof schema !== 'object') return { type: 'object', properties: {} }
+  if (schema.type === 'object' && schema.properties === undefined) return { ...schema, properties: {} }
+  return schema
+}
+
+function contentText(part) {
+  if (!part || typeof part !== 'object') return String(part)
+  switch (part.type) {
+    case 'text':
+      return part.text
+    case 'image':
+      return `[Image: ${part.mimeType}]`
+    case 'resource': {
+      const r = part.resource || {}
+      return r.text !== undefined && r.text !== null ? `[Resource: ${r.uri}]\n${r.text}` : `[Resource: ${r.uri}]`
+    }
+    // Newer protocol revisions; the reference predates them.
+    case 'audio':
+      return `[Audio: ${part.mimeType}]`
+    case 'resource_link':
+      return `[Resource: ${part.uri}]`
+    default:
+      return JSON.stringify(part)
+  }
+}
+
+/** SPEC 6.2: the text of a tool result. */
+function formatToolResult(result) {
+  const content = Array.isArray(result && result.content) ? result.content : []
+  const text = content.map(contentText).join('\n\n')
+  return result && result.isError ? `Error: ${text}` : text
+}
+
+function isAbort(err, signal) {
+  return (signal && signal.aborted) || (err && err.name === 'AbortError')
+}
+
+/** One default tool object (SPEC 6.2). `getConnection()` may return a promise. */
+function makeTool(serverName, tool, getConnection, getSource) {
+  const mcpToolName = tool.name
+  const details = (isError, rawContent) => {
+    const source = getSource()
+    const d = { serverName, mcpToolName, isError }
+    if (rawContent !== undefined) d.rawContent = rawContent
+    d.provider = source ? source.provider : undefined
+    d.providerName = source ? source.providerName : undefined
+    return d
+  }
+  return {
+    name: createMCPToolName(serverName, mcpToolName),
+    label: `${serverName}/${mcpToolName}`,
+    description: tool.description ?? `MCP tool from ${serverName}`,
+    parameters: normalizeSchema(tool.inputSchema),
+    mcpToolName,
+    mcpServerName: serverName,
+    async execute(toolCallId, params, onUpdate, ctx, signal) {
+      try {
+        const connection = await getConnection()
+        const result = await callTool(connection, mcpToolName, params ?? {}, signal ? { signal } : undefined)
+        const isError = result && result.isError === true
+        return { content: [{ type: 'text', text: formatToolResult(result) }], details: details(isError, result && result.content) }
+      } catch (err) {
+        if (isAbort(err, signal)) throw err
+        return { content: [{ type: 'text', text: `MCP error: ${messageOf(err)}` }], details: details(true, undefined) }
+      }
+    },
+  }
+}
+
+/** The default `toolFactory` (SPEC 6.2). */
+const defaultToolFactory = {
+  fromTools(connection, tools) {
+    return tools.map((t) => makeTool(connection.name, t, () => connection, () => connection._source))
+  },
+  deferredFromTools(serverName, tools, getConnection, source) {
+    return tools.map((t) => makeTool(serverName, t, getConnection, () => source))
+  },
+}
+
+class MCPManager {
+  constructor(cwd, toolCache = null, options) {
+    const o = options || {}
+    this.cwd = cwd
+    this.toolCache = toolCache ?? null
+    /** [beyond] `(serverName, method, params)` for every server's notifications. */
+    this.onNotification = o.onNotification
+    /** [beyond] `(serverName, status, error?)`: "connecting" | "connected" | "disconnected". */
+    this.onServerStatus = o.onServerStatus
+    this._loadConfigs = o.loadConfigs ?? loadConfigs
+    this._toolFactory = o.toolFactory ?? defaultToolFactory
+    this._resolveValue = o.resolveConfigValue ?? resolveConfigValue
+    this._logger = o.logger ?? silentLogger
+    this._reconnect = o.reconnect
+    this._clientOptions = { protocolVersion: o.protocolVersion, capabilities: o.capabilities, clientInfo: o.clientInfo }
+    this._authStorage = null
+    this._sources = new Map()
+    this._connections = new Map()
+    this._clients = new Map()
+    this._pending = new Map() // name → { token, promise, client?, outcome? }
+    this._serverTools = new Map() // name → tool objects (live or deferred)
+    this._tools = []
+    this._refreshTimers = new Map()
+  }
+
+  setAuthStorage(storage) {
+    this._authStorage = storage ?? null
+  }
+
+  async discoverAndConnect(options) {
+    const o = options || {}
+    const { configs, sources, exaApiKeys } = await this._loadConfigs(this.cwd, {
+      enableProjectConfig: o.enableProjectConfig ?? true,
+      filterExa: o.filterExa ?? true,
+    })
+    const result = await this.connectServers(configs || {}, sources || {}, o.onConnecting)
+    result.exaApiKeys = exaApiKeys || []
+    return result
+  }
+
+  async connectServers(configs, sources, onConnecting) {
+    const errors = new Map()
+    const connectedServers = []
+    const started = []
+    for (const [name, config] of Object.entries(configs)) {
+      const source = sources && sources[name]
+      if (source) {
+        this._sources.set(name, source)
+        const existing = this._connections.get(name)
+        if (existing) existing._source = source
+      }
+      if (this._connections.has(name)) {
+        connectedServers.push(name)
+        continue
+      }
+      if (this._pending.has(name)) continue
+      const problems = native.validateServerConfig(String(name), JSON.stringify(config ?? null))
+      if (problems.length > 0) {
+        errors.set(name, problems.join('; '))
+        continue
+      }
+      started.push({ name, config, entry: this._start(name, config) })
+    }
+    if (started.length > 0 && typeof onConnecting === 'function') {
+      this._guard(() => onConnecting(started.map((s) => s.name)))
+    }
+    await gate(started.map((s) => s.entry.settled), STARTUP_GATE_MS)
+    const waitFor = []
+    for (const s of started) {
+      if (s.entry.outcome) continue
+      const cached = await this._cacheGet(s.name, s.config)
+      if (s.entry.outcome) continue
+      if (cached && this._pending.get(s.name) === s.entry) {
+        const source = this._sources.get(s.name)
+        this._setServerTools(s.name, this._toolFactory.deferredFromTools(s.name, cached, () => this.waitForConnection(s.name), source))
+        s.deferred = true
+      } else {
+        waitFor.push(s.entry.settled)
+      }
+    }
+    await Promise.all(waitFor)
+    const inResult = new Set(connectedServers)
+    for (const s of started) {
+      const outcome = s.entry.outcome
+      if (outcome && outcome.ok && this._pending.get(s.name) !== s.entry && this._connections.has(s.name)) {
+        connectedServers.push(s.name)
+        inResult.add(s.name)
+      } else if (outcome && !outcome.ok) {
+        errors.set(s.name, messageOf(outcome.error))
+      } else if (s.deferred) {
+        inResult.add(s.name)
+      }
+    }
+    const tools = []
+    for (const name of inResult) for (const t of this._serverTools.get(name) || []) tools.push(t)
+    return { tools, errors, connectedServers, exaApiKeys: [] }
+  }
+
+  /** Starts one server: resolve → connect → list tools, then registers it (unless forgotten). */
+  _start(name, config) {
+    const entry = { client: null, outcome: null, promise: null, settled: null }
+    this._pending.set(name, entry)
+    this._status(name, 'connecting')
+    entry.promise = (async () => {
+      const resolved = await this.prepareConfig(config)
+      if (this._pending.get(name) !== entry) throw new Error(`MCP server not connected: ${name}`)
+      const client = new MCPClient(name, resolved, { ...this._clientOptions, reconnect: this._reconnect })
+      entry.client = client
+      const connection = await client.connect()
+      connection.config = config
+      const source = this._sources.get(name)
+      if (source) connection._source = source
+      try {
+        await listTools(connection)
+      } catch (err) {
+        await client.close()
+        throw err
+      }
+      return connection
+    })()
+    entry.settled = entry.promise.then(
+      (connection) => {
+        entry.outcome = { ok: true }
+        if (this._pending.get(name) !== entry) {
+          // [fix] Disconnected while connecting: close it instead of registering it.
+          return entry.client.close()
+        }
+        this._pending.delete(name)
+        this._register(name, entry.client, connection)
+        return undefined
+      },
+      (error) => {
+        entry.outcome = { ok: false, error }
+        if (this._pending.get(name) !== entry) return
+        this._pending.delete(name)
+        this._logger.error(`MCP server "${name}" failed to connect: ${messageOf(error)}`)
+        // Deferred tools of a server that never came up are withdrawn.
+        if (this._serverTools.delete(name)) this._rebuildTools()
+        this._status(name, 'disconnected', error)
+      },
+    )
+    return entry
+  }
+
+  _register(name, client, connection) {
+    this._clients.set(name, client)
+    this._connections.set(name, connection)
+    this._wireClient(name, client)
+    this._setServerTools(name, this._toolFactory.fromTools(connection, connection.tools))
+    this._cacheSet(name, connection.config, connection.tools)
+    this._logger.debug(`MCP server "${name}" connected with ${connection.tools.length} tools`)
+    this._status(name, 'connected')
+  }
+
+  _wireClient(name, client) {
+    client.onNotification = (method, params) => {
+      if (typeof this.onNotification === 'function') this._guard(() => this.onNotification(name, method, params))
+      if (method === 'notifications/tools/list_changed') this._scheduleRefresh(name)
+    }
+    client.onError = (err) => this._logger.warn(`MCP server "${name}": ${messageOf(err)}`)
+    client.onStatus = (status, error) => {
+      if (this._clients.get(name) !== client) return
+      this._status(name, status, error)
+      if (status === 'connected') {
+        // Back after a reconnect: the server may have changed its tools.
+        this.refreshServerTools(name)
+      } else if (status === 'disconnected') {
+        // Gone for good (no reconnect, or it gave up): forget the connection and its tools.
+        this._forget(name)
+      }
+    }
+  }
+
+  _forget(name) {
+    clearTimeout(this._refreshTimers.get(name))
+    this._refreshTimers.delete(name)
+    this._clients.delete(name)
+    this._connections.delete(name)
+    if (this._serverTools.delete(name)) this._rebuildTools()
+  }
+
+  _scheduleRefresh(name) {
+    clearTimeout(this._refreshTimers.get(name))
+    const timer = setTimeout(() => {
+      this._refreshTimers.delete(name)
+      this.refreshServerTools(name)
+    }, LIST_CHANGED_DEBOUNCE_MS)
+    if (typeof timer.unref === 'function') timer.unref()
+    this._refreshTimers.set(name, timer)
+  }
+
+  _setServerTools(name, tools) {
+    this._serverTools.set(name, Array.isArray(tools) ? tools : [])
+    this._rebuildTools()
+  }
+
+  /** Rebuilds the live array in place (callers holding `getTools()` see the change). */
+  _rebuildTools() {
+    this._tools.length = 0
+    for (const tools of this._serverTools.values()) for (const t of tools) this._tools.push(t)
+  }
+
+  async _cacheGet(name, config) {
+    if (!this.toolCache) return null
+    try {
+      const tools = await this.toolCache.get(name, config)
+      return Array.isArray(tools) ? tools : null
+    } catch (err) {
+      this._logger.warn(`MCP tool cache read for "${name}" failed: ${messageOf(err)}`)
+      return null
+    }
+  }
+
+  _cacheSet(name, config, tools) {
+    if (!this.toolCache) return
+    Promise.resolve()
+      .then(() => this.toolCache.set(name, config, tools))
+      .catch((err) => this._logger.warn(`MCP tool cache write for "${name}" failed: ${messageOf(err)}`))
+  }
+
+  _status(name, status, error) {
+    if (typeof this.onServerStatus !== 'function') return
+    this._guard(() => (error === undefined ? this.onServerStatus(name, status) : this.onServerStatus(name, status, error)))
+  }
+
+  _guard(fn) {
+    try {
+      fn()
+    } catch (err) {
+      this._logger.error(`MCP manager callback threw: ${messageOf(err)}`)
+    }
+  }
+
+  // --- queries -------------------------------------------------------------------------------
+
+  getTools() {
+    return this._tools
+  }
+
+  getConnection(name) {
+    return this._connections.get(name)
+  }
+
+  getConnectionStatus(name) {
+    if (this._pending.has(name)) return 'connecting'
+    const client = this._clients.get(name)
+    if (!client) return 'disconnected'
+    if (client.state === 'connected') return 'connected'
+    return client.state === 'reconnecting' || client.state === 'connecting' ? 'connecting' : 'disconnected'
+  }
+
+  getSource(name) {
+    return this._sources.get(name)
+  }
+
+  waitForConnection(name) {
+    const connection = this._connections.get(name)
+    if (connection) return Promise.resolve(connection)
+    const entry = this._pending.get(name)
+    if (entry) return entry.promise
+    return Promise.reject(new Error(`MCP server not connected: ${name}`))
+  }
+
+  getConnectedServers() {
+    return [...this._connections.keys()]
+  }
+
+  getAllServerNames() {
+    const names = new Set(this._sources.keys())
+    for (const n of this._connections.keys()) names.add(n)
+    for (const n of this._pending.keys()) names.add(n)
+    return [...names]
+  }
+
+  /** SPEC 6.3: a shallow copy with OAuth injected and header/env values resolved. */
+  async prepareConfig(config) {
+    const out = { ...config }
+    const http = out.type === 'http' || out.type === 'sse'
+    const auth = out.auth
+    if (auth && auth.type === 'oauth' && auth.credentialId && this._authStorage) {
+      const credential = await this._authStorage.get(auth.credentialId)
+      if (credential && credential.type === 'oauth' && credential.access) {
+        if (http) out.headers = { ...(out.headers || {}), Authorization: `Bearer ${credential.access}` }
+        else out.env = { ...(out.env || {}), OAUTH_ACCESS_TOKEN: credential.access }
+      }
+    }
+    const key = http ? 'headers' : 'env'
+    if (out[key] && typeof out[key] === 'object') {
+      const entries = await Promise.all(
+        Object.entries(out[key]).map(async ([k, v]) => {
+          try {
+            return [k, await this._resolveValue(v)]
+          } catch (err) {
+            this._logger.warn(`MCP config value "${k}" could not be resolved: ${messageOf(err)}`)
+            return [k, undefined]
+          }
+        }),
+      )
+      out[key] = Object.fromEntries(entries.filter(([, v]) => v))
+    }
+    return out
+  }
+
+  // --- teardown and refresh ----------------------------------------------------------------
+
+  async disconnectServer(name) {
+    const entry = this._pending.get(name)
+    this._pending.delete(name)
+    this._sources.delete(name)
+    const client = this._clients.get(name)
+    const had = !!entry || !!client || this._serverTools.has(name)
+    this._forget(name)
+    const closing = []
+    if (entry && entry.client) closing.push(entry.client.close())
+    if (client) closing.push(client.close())
+    await Promise.all(closing)
+    if (had) this._status(name, 'disconnected')
+  }
+
+  async disconnectAll() {
+    const names = new Set([...this._connections.keys(), ...this._pending.keys(), ...this._clients.keys(), ...this._serverTools.keys()])
+    await Promise.all([...names].map((n) => this.disconnectServer(n)))
+    this._sources.clear()
+    this._serverTools.clear()
+    this._rebuildTools()
+  }
+
+  async refreshServerTools(name) {
+    const connection = this._connections.get(name)
+    if (!connection) return
+    delete connection.tools
+    try {
+      const tools = await listTools(connection)
+      if (this._connections.get(name) !== connection) return
+      this._setServerTools(name, this._toolFactory.fromTools(connection, tools))
+      this._cacheSet(name, connection.config, tools)
+    } catch (err) {
+      this._logger.error(`MCP server "${name}": refreshing tools failed: ${messageOf(err)}`)
+    }
+  }
+
+  async refreshAllTools() {
+    await Promise.all([...this._connections.keys()].map((n) => this.refreshServerTools(n)))
+  }
+}
+
+/** Resolves when all `promises` settled or `ms` passed, whichever is first (timer cleared). */
+function gate(promises, ms) {
+  if (promises.length === 0) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    Promise.all(promises).then(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
+/** `{ manager, result }`: a manager without tool cache or auth storage, after discovery. */
+async function createMCPManager(cwd, options) {
+  const manager = new MCPManager(cwd, null, options)
+  const result = await manager.discoverAndConnect(options)
+  return { manager, result }
+}
+
+module.exports = {
+  MCPManager,
+  createMCPManager,
+  createMCPToolName,
+  formatToolResult,
+  loadConfigs,
+  resolveConfigValue,
+  defaultToolFactory,
+}
