@@ -328,3 +328,209 @@ export declare function callMCP<T = unknown>(
   params?: Record<string, unknown>,
   options?: CallMCPOptions,
 ): Promise<JsonRpcResponse<T>>
+
+// ---------------------------------------------------------------------------------------------
+// Client (mcp-native/client)
+
+/** Options of the handshake. [beyond] (the reference hard-codes the defaults) */
+export interface MCPHandshakeOptions {
+  /** Default `"2025-03-26"`. The server may answer with another supported revision. */
+  protocolVersion?: string
+  /** Default `{ roots: { listChanged: false } }`. */
+  capabilities?: MCPClientCapabilities & Record<string, unknown>
+  /** Default `{ name: "omp-coding-agent", version: "1.0.0" }`. */
+  clientInfo?: MCPImplementation
+}
+
+/** [beyond] Reconnect after an unexpected close, with capped exponential backoff. */
+export interface MCPReconnectOptions {
+  /** Default 5. */
+  maxAttempts?: number
+  /** Delay before the first attempt; doubles after each failure. Default 500. */
+  initialDelayMs?: number
+  /** Default 30000. */
+  maxDelayMs?: number
+}
+
+export interface MCPConnectOptions extends MCPHandshakeOptions {
+  /** Aborting cancels the attempt and closes its transport. */
+  signal?: AbortSignal
+}
+
+export interface MCPClientOptions extends MCPHandshakeOptions {
+  /** Off by default; `true` uses the defaults. */
+  reconnect?: boolean | MCPReconnectOptions
+}
+
+/** A transport for `config` by its `type` (`stdio` when missing). [beyond: exported] */
+export declare function createTransport(config: MCPServerConfig): Promise<MCPTransport>
+
+/**
+ * Creates the transport and runs the handshake, within `config.timeout ?? 30000` ms
+ * (`Connection to MCP server "<name>" timed out after <t>ms`). On any failure the transport is
+ * closed before the promise rejects.
+ */
+export declare function connectToServer(name: string, config: MCPServerConfig, options?: MCPConnectOptions): Promise<MCPServerConnection>
+
+/** All tools (paged, at most 1000 pages), cached on `connection.tools`; `[]` without the tools capability. */
+export declare function listTools(connection: MCPServerConnection, options?: { signal?: AbortSignal }): Promise<MCPToolDefinition[]>
+
+/** `tools/call`; resolves with the raw result (`isError: true` is not thrown). */
+export declare function callTool(
+  connection: MCPServerConnection,
+  toolName: string,
+  args?: Record<string, unknown>,
+  options?: MCPRequestOptions,
+): Promise<MCPToolCallResult>
+
+export declare function disconnectServer(connection: MCPServerConnection): Promise<void>
+
+export declare function serverSupportsTools(capabilities: MCPServerCapabilities): boolean
+
+/** [beyond] One server, one object: the function API's semantics plus events and reconnect. */
+export declare class MCPClient {
+  static connect(name: string, config: MCPServerConfig, options?: MCPClientOptions & { signal?: AbortSignal }): Promise<MCPClient>
+  /** Connects nothing; `connect()` does. */
+  constructor(name: string, config: MCPServerConfig, options?: MCPClientOptions)
+  readonly name: string
+  readonly config: MCPServerConfig
+  readonly connected: boolean
+  readonly state: 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed'
+  readonly serverInfo: MCPImplementation | undefined
+  readonly capabilities: MCPServerCapabilities | undefined
+  readonly instructions: string | undefined
+  readonly protocolVersion: string | undefined
+  readonly transport: MCPTransport | undefined
+  /** The `MCPServerConnection` for the function API and the manager (same object across reconnects). */
+  readonly connection: MCPServerConnection | undefined
+  onNotification?: (method: string, params: unknown) => void
+  /** Once, when the client is closed for good (close(), a drop without reconnect, reconnect gave up). */
+  onClose?: () => void
+  onError?: (error: Error) => void
+  onStderr?: (chunk: string) => void
+  /** Server→client requests (`ping` is always answered; without a handler `roots/list` gets no roots). */
+  onRequest?: MCPRequestHandler
+  /** Every status change: `connecting` (also while reconnecting), `connected`, `disconnected`. */
+  onStatus?: (status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
+  connect(options?: { signal?: AbortSignal }): Promise<MCPServerConnection>
+  close(): Promise<void>
+  request<T = unknown>(method: string, params?: Record<string, unknown>, options?: MCPRequestOptions): Promise<T>
+  notify(method: string, params?: Record<string, unknown>): Promise<void>
+  ping(): Promise<void>
+  listTools(options?: { signal?: AbortSignal }): Promise<MCPToolDefinition[]>
+  refreshTools(options?: { signal?: AbortSignal }): Promise<MCPToolDefinition[]>
+  callTool(name: string, args?: Record<string, unknown>, options?: MCPRequestOptions): Promise<MCPToolCallResult>
+  listResources(options?: MCPRequestOptions): Promise<Array<{ uri: string; name?: string; mimeType?: string; [key: string]: unknown }>>
+  readResource(uri: string, options?: MCPRequestOptions): Promise<{ contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }> }>
+  listPrompts(options?: MCPRequestOptions): Promise<Array<{ name: string; description?: string; arguments?: unknown[]; [key: string]: unknown }>>
+  getPrompt(name: string, args?: Record<string, string>, options?: MCPRequestOptions): Promise<{ description?: string; messages: unknown[] }>
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manager (mcp-native/manager)
+
+export interface MCPToolCache {
+  get(serverName: string, config: MCPServerConfig): Promise<MCPToolDefinition[] | null>
+  set(serverName: string, config: MCPServerConfig, tools: MCPToolDefinition[]): Promise<void>
+}
+
+export interface AuthStorage {
+  get(credentialId: string): { type: 'oauth'; access: string } | { type: string } | undefined | Promise<{ type: 'oauth'; access: string } | { type: string } | undefined>
+}
+
+export interface MCPDiscoverOptions {
+  enableProjectConfig?: boolean
+  filterExa?: boolean
+  onConnecting?: (serverNames: string[]) => void
+}
+
+/** A default tool object (SPEC 6.2). */
+export interface MCPTool {
+  name: string
+  label: string
+  description: string
+  parameters: Record<string, unknown>
+  mcpToolName: string
+  mcpServerName: string
+  execute(
+    toolCallId: string,
+    params: Record<string, unknown> | undefined,
+    onUpdate?: unknown,
+    ctx?: unknown,
+    signal?: AbortSignal,
+  ): Promise<{
+    content: Array<{ type: 'text'; text: string }>
+    details: { serverName: string; mcpToolName: string; isError: boolean; rawContent?: MCPContent[]; provider?: string; providerName?: string }
+  }>
+}
+
+/** What `getTools()` holds: the default tool objects unless a `toolFactory` makes others. */
+export type Tool = MCPTool | Record<string, unknown>
+
+export interface MCPLoadResult {
+  tools: Tool[]
+  errors: Map<string, string>
+  connectedServers: string[]
+  exaApiKeys: string[]
+}
+
+export interface MCPLoadedConfigs {
+  configs: Record<string, MCPServerConfig>
+  sources: Record<string, SourceMeta>
+  exaApiKeys: string[]
+}
+
+export interface MCPToolFactory {
+  fromTools(connection: MCPServerConnection, tools: MCPToolDefinition[]): Tool[]
+  deferredFromTools(serverName: string, tools: MCPToolDefinition[], getConnection: () => Promise<MCPServerConnection>, source: SourceMeta | undefined): Tool[]
+}
+
+/** [beyond] Options of `MCPManager` (each part of the agent the reference depended on). */
+export interface MCPManagerOptions extends MCPHandshakeOptions {
+  /** Default: `<cwd>/.mcp.json` (project) and `~/.mcp.json` (user). */
+  loadConfigs?: (cwd: string, options: { enableProjectConfig: boolean; filterExa: boolean }) => Promise<MCPLoadedConfigs>
+  toolFactory?: MCPToolFactory
+  /** Default: `!command` runs in a shell (10 s, cached); other values are env names or themselves. */
+  resolveConfigValue?: (value: string) => Promise<string | undefined>
+  /** Default: silent. */
+  logger?: { error(...args: unknown[]): void; warn(...args: unknown[]): void; debug(...args: unknown[]): void }
+  reconnect?: boolean | MCPReconnectOptions
+  onNotification?: (serverName: string, method: string, params: unknown) => void
+  onServerStatus?: (serverName: string, status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
+}
+
+export declare class MCPManager {
+  constructor(cwd: string, toolCache?: MCPToolCache | null, options?: MCPManagerOptions)
+  readonly cwd: string
+  readonly toolCache: MCPToolCache | null
+  /** [beyond] */
+  onNotification?: (serverName: string, method: string, params: unknown) => void
+  /** [beyond] */
+  onServerStatus?: (serverName: string, status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
+  setAuthStorage(storage: AuthStorage): void
+  discoverAndConnect(options?: MCPDiscoverOptions): Promise<MCPLoadResult>
+  connectServers(
+    configs: Record<string, MCPServerConfig>,
+    sources: Record<string, SourceMeta>,
+    onConnecting?: (serverNames: string[]) => void,
+  ): Promise<MCPLoadResult>
+  /** All current tools; the same array, updated in place. */
+  getTools(): Tool[]
+  getConnection(name: string): MCPServerConnection | undefined
+  getConnectionStatus(name: string): 'connected' | 'connecting' | 'disconnected'
+  getSource(name: string): SourceMeta | undefined
+  /** Rejects with `MCP server not connected: <name>` when it is neither connected nor connecting. */
+  waitForConnection(name: string): Promise<MCPServerConnection>
+  prepareConfig(config: MCPServerConfig): Promise<MCPServerConfig>
+  getConnectedServers(): string[]
+  getAllServerNames(): string[]
+  disconnectServer(name: string): Promise<void>
+  disconnectAll(): Promise<void>
+  refreshServerTools(name: string): Promise<void>
+  refreshAllTools(): Promise<void>
+}
+
+export declare function createMCPManager(
+  cwd: string,
+  options?: MCPDiscoverOptions & MCPManagerOptions,
+): Promise<{ manager: MCPManager; result: MCPLoadResult }>

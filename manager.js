@@ -28,7 +28,9 @@ function messageOf(err) {
 /** SPEC 6 default `loadConfigs`: `<cwd>/.mcp.json` and `~/.mcp.json`. */
 async function loadConfigs(cwd, options) {
   const o = options || {}
-  const text = native.loadMcpConfigs(String(cwd), os.homedir(), o.enableProjectConfig !== false, o.filterExa !== false)
+  // $HOME first, as Node's os.homedir() does (Bun's ignores a changed $HOME).
+  const home = process.env.HOME || os.homedir()
+  const text = native.loadMcpConfigs(String(cwd), home, o.enableProjectConfig !== false, o.filterExa !== false)
   const loaded = JSON.parse(text)
   if (loaded.error) throw errorFrom(loaded.error)
   return loaded
