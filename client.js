@@ -76,6 +76,10 @@ async function handshake(transport, hs, requestOptions) {
     throw codedError(`Unsupported protocol version: ${version}`, 'MCP_UNSUPPORTED_PROTOCOL', { protocolVersion: version })
   }
   await transport.notify('notifications/initialized')
+  // Streamable HTTP: servers send requests and notifications that belong to no request (an
+  // elicitation, list_changed) on the GET stream, as the official SDK client opens it. It does not
+  // keep the event loop alive; a 405 ends it quietly; on the legacy protocol it is a no-op.
+  if (transport instanceof root.HttpTransport) transport.startSSEListener({ keepAlive: false })
   return init
 }
 

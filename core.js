@@ -241,7 +241,7 @@ class NativeTransport {
     if (!entry) return undefined
     this._pending.delete(id)
     if (entry.signal) entry.signal.removeEventListener('abort', entry.onAbort)
-    this._release()
+    if (!entry.unheld) this._release()
     return entry
   }
 
@@ -458,16 +458,19 @@ class HttpTransport extends NativeTransport {
    * answered). Resolves when the stream ends for good (405 or another refusal, too many failed
    * reconnects) or close() stops it; at once when not connected or already listening.
    */
-  startSSEListener() {
+  startSSEListener(options) {
     if (!this._connected || this._listening) return Promise.resolve()
     const id = this._nextId++
+    // [beyond] keepAlive: false — the open stream does not keep the event loop alive by itself
+    // (MCPClient's listener: a script that forgets to close still exits).
+    const keepAlive = !(options && options.keepAlive === false)
     return new Promise((resolve) => {
       const done = () => {
         this._listening = false
         resolve()
       }
-      this._pending.set(id, { resolve: done, reject: done, signal: undefined, onAbort: undefined, queued: false })
-      this._hold()
+      this._pending.set(id, { resolve: done, reject: done, signal: undefined, onAbort: undefined, queued: false, unheld: !keepAlive })
+      if (keepAlive) this._hold()
       this._listening = true
       if (!this._native.startListener(id)) {
         const entry = this._settle(id)

@@ -296,7 +296,7 @@ export declare class HttpTransport implements MCPTransport {
    * Opens the GET stream for server-initiated messages; resolves when it ends for good (405,
    * too many failed reconnects) or close() stops it; at once when not connected or already listening.
    */
-  startSSEListener(): Promise<void>
+  startSSEListener(options?: { keepAlive?: boolean }): Promise<void>
   request<T = unknown>(method: string, params?: Record<string, unknown>, options?: MCPRequestOptions): Promise<T>
   notify(method: string, params?: Record<string, unknown>): Promise<void>
   /** Rejects pending requests, sends DELETE for the session (outcome ignored), then onClose. */

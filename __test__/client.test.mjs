@@ -381,3 +381,66 @@ describe('initialize is never followed by notifications/cancelled (SPEC 3.1)', (
     expect(cancelled).toEqual(['Request timeout after 30ms'])
   })
 })
+
+describe('MCPClient over HTTP: the GET stream', () => {
+  const setListener = (mode) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'listener-mode', params: { mode } }),
+    })
+  const stats = async () => (await fetch(`${base}/stats`)).json()
+
+  it('is opened after the handshake; notifications and requests pushed on it arrive', async () => {
+    await setListener('stream')
+    try {
+      const client = track(await MCPClient.connect('h', { type: 'http', url: `${base}/mcp` }))
+      const session = client.transport.sessionId
+      await waitFor(async () => (await stats()).gets.some((g) => g.session === session))
+      const notes = []
+      client.onNotification = (method, params) => notes.push([method, params])
+      const { streams } = await client.request('push', { hello: 1 })
+      expect(streams).toBeGreaterThanOrEqual(1)
+      await waitFor(() => notes.some(([m]) => m === 'fixture/pushed'))
+      expect(notes.find(([m]) => m === 'fixture/pushed')[1]).toEqual({ hello: 1 })
+    } finally {
+      await setListener('405')
+    }
+  })
+
+  it('does not keep a script alive that forgets to close', async () => {
+    await setListener('stream')
+    try {
+      const script = `import { MCPClient } from 'mcp-native'
+        const c = await MCPClient.connect('h', { type: 'http', url: ${JSON.stringify(`${base}/mcp`)} })
+        console.log(JSON.stringify(await c.request('echo', { ok: 1 })))`
+      const started = Date.now()
+      const out = await new Promise((resolve, reject) => {
+        const child = spawn(NODE, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+        let text = ''
+        child.stdout.on('data', (d) => (text += d))
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL')
+          reject(new Error('the script did not exit by itself'))
+        }, 10000)
+        child.on('exit', (code) => {
+          clearTimeout(timer)
+          resolve({ code, text })
+        })
+      })
+      expect(out).toEqual({ code: 0, text: '{"ok":1}\n' })
+      expect(Date.now() - started).toBeLessThan(10000)
+    } finally {
+      await setListener('405')
+    }
+  })
+
+  it('on the legacy protocol there is only the one stream', async () => {
+    const before = (await stats()).legacyOpened
+    const client = track(await MCPClient.connect('legacy', { type: 'sse', url: `${base}/sse` }))
+    expect(client.protocolVersion).toBe('2024-11-05')
+    expect(await client.request('echo', { x: 1 })).toEqual({ x: 1 })
+    await client.transport.startSSEListener()
+    expect((await stats()).legacyOpened).toBe(before + 1)
+  })
+})

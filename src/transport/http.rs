@@ -249,7 +249,8 @@ impl HttpTransport {
     /// too many failed reconnects, close) is reported as [`Event::Response`] for `id`. Returns
     /// false (and reports nothing) when not connected or already listening.
     pub fn start_listener(&self, id: u64) -> bool {
-        if !self.inner.open.load(Ordering::Acquire) {
+        // On the legacy protocol the one GET stream already carries everything.
+        if !self.inner.open.load(Ordering::Acquire) || lock(&self.inner.legacy).is_some() {
             return false;
         }
         let mut listener = lock(&self.inner.listener);
