@@ -1,5 +1,5 @@
-// HTTP benchmark: mcp-native's HttpTransport vs the official TypeScript SDK's Streamable HTTP
-// client, in the same run, against the project's HTTP fixture server on loopback. Every client
+// HTTP benchmark: mcp-native's client (connectToServer + callTool) and its bare HttpTransport vs
+// the official TypeScript SDK's Client over its Streamable HTTP transport, in the same run, against the project's HTTP fixture server on loopback. Every client
 // does MCP `tools/call`; `echo` answers with JSON, `echo-sse` with an SSE stream.
 //
 //   node --no-warnings bench/http.mjs [--quick]   (the SDK floods MaxListenersExceededWarning:
@@ -11,7 +11,7 @@ import { join } from 'node:path'
 
 import { createHttpTransport } from 'mcp-native'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { NativeClient, ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
+import { NativeClient, NativeConnection, ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
 
 const quick = process.argv.includes('--quick')
 const SEQ = quick ? 300 : 1500
@@ -33,7 +33,8 @@ const cases = {
   [`SSE ${IN_FLIGHT} in flight calls/s`]: (c) => parallel(c, 'echo-sse'),
 }
 const clients = {
-  native: async () => NativeClient.start(await createHttpTransport({ type: 'http', url })),
+  native: () => NativeConnection.start('fixture', { type: 'http', url }),
+  transport: async () => NativeClient.start(await createHttpTransport({ type: 'http', url })),
   sdk: () => SdkClient.start(new StreamableHTTPClientTransport(new URL(url))),
 }
 const results = await medians({ clients, cases, rounds: ROUNDS })

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { connectToServer, callTool, disconnectServer } from 'mcp-native'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -27,7 +28,22 @@ export async function inFlightRate(call, total, inFlight) {
   return total / ((performance.now() - t0) / 1000)
 }
 
-/** mcp-native over a connected transport, after the MCP handshake, with the same face. */
+/** mcp-native's client layer, the way agents call it: connectToServer, then callTool(connection). */
+export class NativeConnection {
+  static async start(name, config) {
+    const c = new NativeConnection()
+    c.connection = await connectToServer(name, config)
+    return c
+  }
+  callTool(name, args) {
+    return callTool(this.connection, name, args)
+  }
+  close() {
+    return disconnectServer(this.connection)
+  }
+}
+
+/** mcp-native's bare transport, after the MCP handshake by hand, with the same face. */
 export class NativeClient {
   static async start(transport) {
     const c = new NativeClient()

@@ -1,5 +1,6 @@
-// Stdio benchmark: mcp-native vs a raw JSONL client in plain Node (the floor for any JS-side
-// client) vs the official TypeScript SDK, all in the same run against the same fixture server.
+// Stdio benchmark: mcp-native's client (connectToServer + callTool) vs its bare transport vs a raw
+// JSONL client in plain Node (the floor for any JS-side client) vs the official TypeScript SDK's
+// Client, all in the same run against the same fixture server.
 // Every client does MCP `tools/call` of the fixture's `echo` (small) and `big` (large result).
 //
 //   node bench/stdio.mjs [--quick]
@@ -11,7 +12,7 @@ import { performance } from 'node:perf_hooks'
 
 import { createStdioTransport } from 'mcp-native'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { NativeClient, ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
+import { NativeClient, NativeConnection, ROOT, SdkClient, inFlightRate, medians, report, sequentialRate } from './lib.mjs'
 
 const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 const quick = process.argv.includes('--quick')
@@ -79,7 +80,8 @@ async function big(c) {
 }
 
 const clients = {
-  native: async () => NativeClient.start(await createStdioTransport({ command: process.execPath, args: [FIXTURE] })),
+  native: () => NativeConnection.start('fixture', { command: process.execPath, args: [FIXTURE] }),
+  transport: async () => NativeClient.start(await createStdioTransport({ command: process.execPath, args: [FIXTURE] })),
   raw: () => RawClient.start(),
   sdk: () => SdkClient.start(new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'inherit' })),
 }
