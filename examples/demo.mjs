@@ -1,40 +1,44 @@
 #!/usr/bin/env node
-// mcp-native demo: talk MCP to a stdio server by hand with the transport API.
+// mcp-native demo: what a coding agent does with its MCP servers, through MCPManager.
 //
 //   npm run demo                         # the project's own fixture server (no config needed)
 //   npm run demo -- npx -y some-server   # any stdio MCP server: command and args
+//   npm run demo -- --discover           # the servers of ./.mcp.json and ~/.mcp.json
 //
-// It initializes, lists the tools, calls the first tool that takes a `message` (or `echo`), and
-// closes, printing what it sees.
+// It connects, lists the tools as the agent sees them, calls the first tool that takes a
+// `message` (or `echo`), and disconnects, printing what it sees and how long each step took.
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createStdioTransport } from 'mcp-native'
+import { MCPManager } from 'mcp-native'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const [command, ...args] = process.argv.length > 2 ? process.argv.slice(2) : [process.execPath, join(here, '..', '__test__', 'fixture', 'server.mjs')]
+const argv = process.argv.slice(2)
+const discover = argv[0] === '--discover'
+const [command, ...args] = argv.length > 0 && !discover ? argv : [process.execPath, join(here, '..', '__test__', 'fixture', 'server.mjs')]
+
+const manager = new MCPManager(process.cwd(), null, {
+  // Without --discover: one embedded server instead of the .mcp.json files.
+  loadConfigs: discover ? undefined : async () => ({ configs: { demo: { command, args, timeout: 30000 } }, sources: {}, exaApiKeys: [] }),
+  onServerStatus: (name, status, error) => console.log(`  [${name}] ${status}${error ? `: ${error.message}` : ''}`),
+  onNotification: (name, method) => console.log(`  [${name}] ← ${method}`),
+})
 
 const started = performance.now()
-const transport = await createStdioTransport({ command, args, timeout: 30000 })
-transport.onNotification = (method, params) => console.log(`  ← notification ${method}`, params ?? '')
-transport.onStderr = (text) => process.stderr.write(`  [server stderr] ${text}`)
+const result = await manager.discoverAndConnect({ onConnecting: (names) => console.log(`connecting to ${names.join(', ')}…`) })
+console.log(`connected to ${result.connectedServers.join(', ') || 'nothing'} in ${(performance.now() - started).toFixed(0)} ms`)
+for (const [name, message] of result.errors) console.log(`  ${name}: ${message}`)
+for (const name of result.connectedServers) {
+  const c = manager.getConnection(name)
+  console.log(`  ${name}: ${c.serverInfo.name} ${c.serverInfo.version}, ${c.tools.length} tools`)
+}
+console.log(`tools: ${manager.getTools().map((t) => t.name).join(', ')}`)
 
-const init = await transport.request('initialize', {
-  protocolVersion: '2025-03-26',
-  capabilities: { roots: { listChanged: false } },
-  clientInfo: { name: 'mcp-native-demo', version: '1.0.0' },
-})
-await transport.notify('notifications/initialized')
-console.log(`connected to ${init.serverInfo.name} ${init.serverInfo.version} (protocol ${init.protocolVersion}) in ${(performance.now() - started).toFixed(0)} ms`)
-
-const { tools } = await transport.request('tools/list')
-console.log(`tools: ${tools.map((t) => t.name).join(', ')}`)
-
-const tool = tools.find((t) => t.name === 'echo') ?? tools.find((t) => t.inputSchema?.properties?.message)
+const tool = manager.getTools().find((t) => t.mcpToolName === 'echo') ?? manager.getTools().find((t) => t.parameters?.properties?.message)
 if (tool) {
   const t0 = performance.now()
-  const result = await transport.request('tools/call', { name: tool.name, arguments: { message: 'Hello from Rust!' } })
-  console.log(`tools/call ${tool.name} → ${JSON.stringify(result.content)} (${(performance.now() - t0).toFixed(2)} ms)`)
+  const out = await tool.execute('demo-call', { message: 'Hello from Rust!' })
+  console.log(`${tool.label} → ${JSON.stringify(out.content[0].text)} (${(performance.now() - t0).toFixed(2)} ms)`)
 }
 
-await transport.close()
-console.log(`closed (connected: ${transport.connected})`)
+await manager.disconnectAll()
+console.log('disconnected')
