@@ -1,4 +1,4 @@
-//! Rust errors → JSON descriptors `{ message, code, ...extra }`, turned into `Error`s by `index.js`.
+//! Rust errors → JSON descriptors `{ message, code, ...extra }`, turned into `Error`s by `core.js`.
 
 use serde_json::{Map, Value, json};
 

@@ -1,4 +1,4 @@
-//! `NativeHttp`: the napi face of [`crate::transport::http::HttpTransport`]. `index.js` wraps it in
+//! `NativeHttp`: the napi face of [`crate::transport::http::HttpTransport`]. `core.js` wraps it in
 //! the public `HttpTransport` class, sharing the promise/abort/callback layer with stdio.
 
 use std::sync::Arc;

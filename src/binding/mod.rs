@@ -1,5 +1,5 @@
 //! The only module that imports napi: thin convert → delegate → convert. Events cross to
-//! JavaScript in batches of JSON text ([`sink`]); errors cross as JSON descriptors that `index.js`
+//! JavaScript in batches of JSON text ([`sink`]); errors cross as JSON descriptors that `core.js`
 //! turns into `Error` objects ([`errors`]).
 
 pub mod config;
@@ -13,7 +13,7 @@ use napi_derive::napi;
 use crate::transport::{OutgoingRequest, ProgressReset};
 
 /// Terminates every server process group this addon started (SIGTERM, a short grace, SIGKILL).
-/// `index.js` calls it when the host process exits.
+/// `core.js` calls it when the host process exits.
 #[napi]
 pub fn kill_all_children() {
     crate::runtime::kill_all_children();
@@ -28,7 +28,7 @@ fn millis(ms: f64) -> u64 {
     }
 }
 
-/// A JS request id (from `index.js`'s counter) as ours; anything else is 0 (no such request).
+/// A JS request id (from `core.js`'s counter) as ours; anything else is 0 (no such request).
 fn as_id(id: f64) -> u64 {
     if id.is_finite() && id > 0.0 {
         id as u64

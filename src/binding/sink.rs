@@ -16,7 +16,7 @@ use super::errors::descriptor_text;
 use crate::transport::{Event, EventSink};
 
 /// The JS callback: receives a batch as JSON text. Weak (does not hold the event loop open by
-/// itself); `index.js` refs it while requests are pending.
+/// itself); `core.js` refs it while requests are pending.
 pub type EventCallback = ThreadsafeFunction<(), Unknown<'static>, String, Status, false, true>;
 
 #[derive(Default)]

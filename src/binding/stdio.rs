@@ -1,4 +1,4 @@
-//! `NativeStdio`: the napi face of [`crate::transport::stdio::StdioTransport`]. `index.js` wraps
+//! `NativeStdio`: the napi face of [`crate::transport::stdio::StdioTransport`]. `core.js` wraps
 //! it in the public `StdioTransport` class (promises, AbortSignal, assignable callbacks).
 
 use std::sync::Arc;
@@ -50,7 +50,7 @@ impl NativeStdio {
             .map(|e| descriptor_text(&e))
     }
 
-    /// Sends the requests queued by `index.js` in one tick, as one text of lines
+    /// Sends the requests queued by `core.js` in one tick, as one text of lines
     /// `<id> <timeoutMs> <method as JSON string><params JSON>\n` (JSON text never holds a raw
     /// newline). Returns false when the connection is gone (a `closed` event is on its way).
     #[napi]
