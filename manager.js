@@ -219,9 +219,9 @@ class MCPManager {
       if (s.entry.outcome) continue
       const cached = await this._cacheGet(s.name, s.config)
       if (s.entry.outcome) continue
-      if (cached && this._pending.get(s.name) === s.entry) {
-        const source = this._sources.get(s.name)
-        this._setServerTools(s.name, this._toolFactory.deferredFromTools(s.name, cached, () => this.waitForConnection(s.name), source))
+      const deferred = cached && this._pending.get(s.name) === s.entry ? this._deferredTools(s.name, cached) : null
+      if (deferred) {
+        this._setServerTools(s.name, deferred)
         s.deferred = true
       } else {
         waitFor.push(s.entry.settled)
@@ -267,38 +267,56 @@ class MCPManager {
       }
       return connection
     })()
-    entry.settled = entry.promise.then(
-      (connection) => {
+    const failed = (error) => {
+      entry.outcome = { ok: false, error }
+      if (this._pending.get(name) !== entry) return
+      this._pending.delete(name)
+      this._logger.error(`MCP server "${name}" failed to connect: ${messageOf(error)}`)
+      // Deferred tools of a server that never came up are withdrawn.
+      if (this._serverTools.delete(name)) this._rebuildTools()
+      this._status(name, 'disconnected', error)
+    }
+    entry.settled = entry.promise.then((connection) => {
+      if (this._pending.get(name) !== entry) {
+        // [fix] Disconnected while connecting: close it instead of registering it.
         entry.outcome = { ok: true }
-        if (this._pending.get(name) !== entry) {
-          // [fix] Disconnected while connecting: close it instead of registering it.
-          return entry.client.close()
-        }
-        this._pending.delete(name)
+        return entry.client.close().catch(() => {})
+      }
+      try {
         this._register(name, entry.client, connection)
-        return undefined
-      },
-      (error) => {
-        entry.outcome = { ok: false, error }
-        if (this._pending.get(name) !== entry) return
-        this._pending.delete(name)
-        this._logger.error(`MCP server "${name}" failed to connect: ${messageOf(error)}`)
-        // Deferred tools of a server that never came up are withdrawn.
-        if (this._serverTools.delete(name)) this._rebuildTools()
-        this._status(name, 'disconnected', error)
-      },
-    )
+      } catch (error) {
+        // An injected part (the tool factory) threw: the server counts as failed, and is closed.
+        this._forget(name)
+        failed(error)
+        return entry.client.close().catch(() => {})
+      }
+      this._pending.delete(name)
+      entry.outcome = { ok: true }
+      this._status(name, 'connected')
+      return undefined
+    }, failed)
     return entry
   }
 
+  /** Makes a connected server live: its tools (from the factory, which may throw), the cache. */
   _register(name, client, connection) {
+    const tools = this._toolFactory.fromTools(connection, connection.tools)
     this._clients.set(name, client)
     this._connections.set(name, connection)
     this._wireClient(name, client)
-    this._setServerTools(name, this._toolFactory.fromTools(connection, connection.tools))
+    this._setServerTools(name, tools)
     this._cacheSet(name, connection.config, connection.tools)
     this._logger.debug(`MCP server "${name}" connected with ${connection.tools.length} tools`)
-    this._status(name, 'connected')
+  }
+
+  /** Deferred tool objects from a cached list; null (the server is awaited) if the factory throws. */
+  _deferredTools(name, cached) {
+    try {
+      return this._toolFactory.deferredFromTools(name, cached, () => this.waitForConnection(name), this._sources.get(name))
+    } catch (err) {
+      this._logger.error(`MCP tool factory failed for the cached tools of "${name}": ${messageOf(err)}`)
+      return null
+    }
   }
 
   _wireClient(name, client) {

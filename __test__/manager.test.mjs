@@ -317,6 +317,26 @@ describe('default tool objects (6.2)', () => {
     expect(closed.details).toEqual({ serverName: 's', mcpToolName: 'echo', isError: true, provider: 'mcp-json', providerName: 'MCP Config' })
   })
 
+  it('a toolFactory that throws fails just that server (closed, reported), never the host', async () => {
+    const mk = marker()
+    const factory = {
+      fromTools: (connection, tools) => {
+        if (connection.name === 'bad') throw new Error('factory broke')
+        return tools.map((t) => ({ id: t.name }))
+      },
+      deferredFromTools: () => {
+        throw new Error('deferred factory broke')
+      },
+    }
+    const m = manage(ROOT, memoryCache({ late: [{ name: 'q', inputSchema: { type: 'object' } }] }), { toolFactory: factory })
+    const result = await m.connectServers({ good: fixture(), bad: fixture([mk]), late: fixture(['--init-delay-ms=400']) }, {})
+    expect([...result.errors]).toEqual([['bad', 'factory broke']])
+    expect(result.connectedServers).toEqual(['good', 'late'])
+    expect(m.getConnectionStatus('bad')).toBe('disconnected')
+    await waitFor(() => processesWith(mk).length === 0)
+    expect(processesWith(mk)).toEqual([])
+  })
+
   it('a custom toolFactory decides what getTools() holds', async () => {
     const factory = {
       fromTools: (connection, tools) => tools.map((t) => ({ id: `${connection.name}:${t.name}` })),
