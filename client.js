@@ -12,40 +12,12 @@ const SUPPORTED_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '
 const DEFAULT_PROTOCOL_VERSION = '2025-03-26'
 const DEFAULT_CAPABILITIES = { roots: { listChanged: false } }
 const DEFAULT_CLIENT_INFO = { name: 'omp-coding-agent', version: '1.0.0' }
-const DEFAULT_TIMEOUT = 30000
 /** `listTools` and the list helpers stop after this many pages (SPEC 5.1). */
 const MAX_PAGES = 1000
 /** Defaults of the `reconnect` option (`true` means all of them). */
 const RECONNECT_DEFAULTS = { maxAttempts: 5, initialDelayMs: 500, maxDelayMs: 30000 }
 
-function codedError(message, code, extra) {
-  return Object.assign(new Error(message), { code }, extra)
-}
-
-const notConnected = () => codedError('Transport not connected', 'MCP_NOT_CONNECTED')
-const transportClosed = () => codedError('Transport closed', 'MCP_TRANSPORT_CLOSED')
-
-function timeoutOf(config) {
-  const t = config && config.timeout
-  return t === undefined || t === null ? DEFAULT_TIMEOUT : Math.max(0, Number(t))
-}
-
-/** Runs a user callback; a throw goes to `onError` (never to the host). */
-function safeCall(owner, fn, ...args) {
-  if (typeof fn !== 'function') return undefined
-  try {
-    return fn(...args)
-  } catch (err) {
-    if (fn !== owner.onError && typeof owner.onError === 'function') {
-      try {
-        owner.onError(err)
-      } catch {
-        // onError itself threw: nothing sensible is left to tell.
-      }
-    }
-    return undefined
-  }
-}
+const { makeError, notConnected, transportClosed, methodNotFound, timeoutOf, callGuarded } = root
 
 /** SPEC 5.1: a transport for `config` by its type. */
 async function createTransport(config) {
@@ -73,7 +45,7 @@ async function handshake(transport, hs, requestOptions) {
   )
   const version = init && init.protocolVersion
   if (version !== hs.protocolVersion && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    throw codedError(`Unsupported protocol version: ${version}`, 'MCP_UNSUPPORTED_PROTOCOL', { protocolVersion: version })
+    throw makeError({ message: `Unsupported protocol version: ${version}`, code: 'MCP_UNSUPPORTED_PROTOCOL', protocolVersion: version })
   }
   await transport.notify('notifications/initialized')
   // Streamable HTTP: servers send requests and notifications that belong to no request (an
@@ -116,7 +88,7 @@ function openSession(name, config, hs, signal, prepare) {
     }
     const onAbort = () => giveUp(signal.reason)
     timer = setTimeout(
-      () => giveUp(codedError(`Connection to MCP server "${name}" timed out after ${ms}ms`, 'MCP_TIMEOUT', { timeout: ms })),
+      () => giveUp(makeError({ message: `Connection to MCP server "${name}" timed out after ${ms}ms`, code: 'MCP_TIMEOUT', timeout: ms })),
       ms,
     )
     if (signal) signal.addEventListener('abort', onAbort, { once: true })
@@ -311,7 +283,7 @@ class MCPClient {
         if (epoch === this._epoch) {
           this._state = 'closed'
           this._failWaiters(err)
-          safeCall(this, this.onStatus, 'disconnected', err)
+          callGuarded(this, this.onStatus, 'disconnected', err)
         }
         throw err
       },
@@ -336,8 +308,8 @@ class MCPClient {
     const t = this._transport
     if (t) await t.close()
     if (was !== 'closed' && was !== 'idle') {
-      safeCall(this, this.onStatus, 'disconnected')
-      safeCall(this, this.onClose)
+      callGuarded(this, this.onStatus, 'disconnected')
+      callGuarded(this, this.onClose)
     }
   }
 
@@ -404,7 +376,7 @@ class MCPClient {
   _setState(state, error) {
     this._state = state
     const status = state === 'reconnecting' ? 'connecting' : state === 'closed' || state === 'idle' ? 'disconnected' : state
-    safeCall(this, this.onStatus, status, error)
+    callGuarded(this, this.onStatus, status, error)
   }
 
   _wire(transport) {
@@ -412,9 +384,9 @@ class MCPClient {
       if (method === 'notifications/tools/list_changed' && this._connection && this._transport === transport) {
         delete this._connection.tools
       }
-      safeCall(this, this.onNotification, method, params)
+      callGuarded(this, this.onNotification, method, params)
     }
-    transport.onError = (err) => safeCall(this, this.onError, err)
+    transport.onError = (err) => callGuarded(this, this.onError, err)
     transport.onClose = () => this._onTransportClosed(transport)
     transport.onRequest = (method, params) => this._answer(method, params)
     this._wireStderr(transport)
@@ -422,14 +394,14 @@ class MCPClient {
 
   _wireStderr(transport) {
     if (!(transport instanceof root.StdioTransport)) return
-    transport.onStderr = typeof this._onStderr === 'function' ? (chunk) => safeCall(this, this._onStderr, chunk) : undefined
+    transport.onStderr = typeof this._onStderr === 'function' ? (chunk) => callGuarded(this, this._onStderr, chunk) : undefined
   }
 
   _answer(method, params) {
     if (typeof this._onRequest === 'function') return this._onRequest(method, params)
     // We declare `roots` by default: say there are none rather than refuse the request.
     if (method === 'roots/list' && this._hs.capabilities && this._hs.capabilities.roots) return { roots: [] }
-    throw Object.assign(new Error('Method not found'), { rpcCode: -32601 })
+    throw methodNotFound()
   }
 
   _adopt(transport, init) {
@@ -454,8 +426,8 @@ class MCPClient {
     if (!this._policy) {
       this._state = 'closed'
       this._failWaiters(transportClosed())
-      safeCall(this, this.onStatus, 'disconnected')
-      safeCall(this, this.onClose)
+      callGuarded(this, this.onStatus, 'disconnected')
+      callGuarded(this, this.onClose)
       return
     }
     this._setState('reconnecting')
@@ -467,8 +439,8 @@ class MCPClient {
       this._state = 'closed'
       const error = lastError ?? transportClosed()
       this._failWaiters(error)
-      safeCall(this, this.onStatus, 'disconnected', error)
-      safeCall(this, this.onClose)
+      callGuarded(this, this.onStatus, 'disconnected', error)
+      callGuarded(this, this.onClose)
       return
     }
     this._retryTimer = setTimeout(() => {
@@ -482,7 +454,7 @@ class MCPClient {
         },
         (err) => {
           if (epoch !== this._epoch || this._state !== 'reconnecting') return
-          safeCall(this, this.onError, err)
+          callGuarded(this, this.onError, err)
           this._reconnect(epoch, attempt + 1, Math.min(delay * 2, this._policy.maxDelayMs), err)
         },
       )
@@ -494,7 +466,7 @@ class MCPClient {
     if (this._state !== 'connecting' && this._state !== 'reconnecting') return Promise.reject(notConnected())
     const signal = options && options.signal
     if (signal && signal.aborted) return Promise.reject(signal.reason)
-    const t = options && options.timeout !== undefined ? Math.max(0, Number(options.timeout)) : timeoutOf(this.config)
+    const t = timeoutOf(options && options.timeout !== undefined ? options : this.config)
     return new Promise((resolve, reject) => {
       const waiter = {
         resolve: (transport) => {
@@ -507,7 +479,7 @@ class MCPClient {
         },
       }
       const onAbort = () => waiter.reject(signal.reason)
-      const timer = setTimeout(() => waiter.reject(codedError(`Request timeout after ${t}ms`, 'MCP_TIMEOUT', { timeout: t })), t)
+      const timer = setTimeout(() => waiter.reject(makeError({ message: `Request timeout after ${t}ms`, code: 'MCP_TIMEOUT', timeout: t })), t)
       const done = () => {
         clearTimeout(timer)
         this._waiters.delete(waiter)

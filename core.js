@@ -32,6 +32,34 @@ function transportClosed() {
   return makeError({ message: 'Transport closed', code: 'MCP_TRANSPORT_CLOSED' })
 }
 
+/** What a request handler throws for a method it does not serve (answered as JSON-RPC -32601). */
+function methodNotFound() {
+  return Object.assign(new Error('Method not found'), { rpcCode: -32601 })
+}
+
+/** `config.timeout ?? 30000` in milliseconds, never negative (SPEC 3.1). */
+function timeoutOf(config) {
+  const t = config && config.timeout
+  return t === undefined || t === null ? DEFAULT_TIMEOUT : Math.max(0, Number(t))
+}
+
+/** Runs a user callback of `owner`; a throw goes to `owner.onError`, never to the host. */
+function callGuarded(owner, fn, ...args) {
+  if (typeof fn !== 'function') return undefined
+  try {
+    return fn(...args)
+  } catch (err) {
+    if (fn !== owner.onError && typeof owner.onError === 'function') {
+      try {
+        owner.onError(err)
+      } catch {
+        // onError itself threw: nothing sensible is left to tell.
+      }
+    }
+    return undefined
+  }
+}
+
 let exitHookInstalled = false
 function installExitHook() {
   if (exitHookInstalled) return
@@ -183,9 +211,7 @@ class NativeTransport {
     } catch (e) {
       return Promise.reject(e)
     }
-    const t = options && options.timeout !== undefined ? options.timeout : this.config && this.config.timeout
-    const timeout = t === undefined || t === null ? DEFAULT_TIMEOUT : Number(t)
-    let deadline = String(timeout)
+    let deadline = String(timeoutOf(options && options.timeout !== undefined ? options : this.config))
     if (reset) {
       const max = options.maxTotalTimeout
       deadline += 'r' + (max === undefined || max === null ? '' : Math.max(0, Number(max)))
@@ -288,18 +314,7 @@ class NativeTransport {
 
   /** Runs a user callback; a throw goes to onError (and never crashes the host). */
   _call(fn, ...args) {
-    if (typeof fn !== 'function') return
-    try {
-      fn(...args)
-    } catch (err) {
-      if (fn !== this.onError && typeof this.onError === 'function') {
-        try {
-          this.onError(err)
-        } catch {
-          // onError itself threw: nothing sensible is left to tell.
-        }
-      }
-    }
+    callGuarded(this, fn, ...args)
   }
 
   _onEvents(batch) {
@@ -361,7 +376,7 @@ class NativeTransport {
     const handler = this._onRequest
     let result
     try {
-      if (typeof handler !== 'function') throw Object.assign(new Error('Method not found'), { rpcCode: -32601 })
+      if (typeof handler !== 'function') throw methodNotFound()
       result = await handler(method, params)
     } catch (err) {
       const code = err && Number.isInteger(err.rpcCode) ? err.rpcCode : err && Number.isInteger(err.code) ? err.code : -32603
@@ -447,7 +462,7 @@ class HttpTransport extends NativeTransport {
     const c = config || {}
     this.url = c.url
     const headers = Object.entries(c.headers || {}).map(([k, v]) => [k, String(v)])
-    const t = c.timeout === undefined || c.timeout === null ? DEFAULT_TIMEOUT : Math.max(0, Number(c.timeout))
+    const t = timeoutOf(c)
     const spec = { url: String(c.url), headers, timeoutMs: Number.isFinite(t) ? t : DEFAULT_TIMEOUT, legacyFallback: c.type === 'sse' }
     if (c.maxMessageBytes !== undefined) spec.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
     this._native = new native.NativeHttp(JSON.stringify(spec), this._eventHandler())
@@ -506,8 +521,7 @@ class HttpTransport extends NativeTransport {
     } catch (e) {
       return Promise.reject(e)
     }
-    const t = this.config && this.config.timeout
-    const timeout = t === undefined || t === null ? DEFAULT_TIMEOUT : Number(t)
+    const timeout = timeoutOf(this.config)
     const id = this._nextId++
     return new Promise((resolve, reject) => {
       this._pending.set(id, { resolve: () => resolve(), reject, signal: undefined, onAbort: undefined, queued: false })
@@ -538,4 +552,10 @@ exports.StdioTransport = StdioTransport
 exports.createStdioTransport = createStdioTransport
 exports.HttpTransport = HttpTransport
 exports.createHttpTransport = createHttpTransport
-
+// For client.js and manager.js (not re-exported by index.js).
+exports.makeError = makeError
+exports.notConnected = notConnected
+exports.transportClosed = transportClosed
+exports.methodNotFound = methodNotFound
+exports.timeoutOf = timeoutOf
+exports.callGuarded = callGuarded

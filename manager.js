@@ -7,6 +7,7 @@
 const os = require('node:os')
 const native = require('./native.js')
 const { MCPClient, listTools, callTool } = require('./client.js')
+const { makeError } = require('./core.js')
 
 /** How long `connectServers` waits before answering with cached tools for slow servers. */
 const STARTUP_GATE_MS = 250
@@ -16,10 +17,6 @@ const LIST_CHANGED_DEBOUNCE_MS = 300
 const COMMAND_TIMEOUT_MS = 10000
 
 const silentLogger = { error() {}, warn() {}, debug() {} }
-
-function errorFrom(desc) {
-  return Object.assign(new Error(desc.message), desc)
-}
 
 function messageOf(err) {
   return err instanceof Error ? err.message : String(err)
@@ -32,7 +29,7 @@ async function loadConfigs(cwd, options) {
   const home = process.env.HOME || os.homedir()
   const text = native.loadMcpConfigs(String(cwd), home, o.enableProjectConfig !== false, o.filterExa !== false)
   const loaded = JSON.parse(text)
-  if (loaded.error) throw errorFrom(loaded.error)
+  if (loaded.error) throw makeError(loaded.error)
   return loaded
 }
 
