@@ -1,7 +1,6 @@
 // SPEC 5: the function API and MCPClient, against the fixture servers (stdio and HTTP) as real
 // child processes. Runs under vitest (Node) and `bun test` (Bun) alike.
 import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import {
@@ -15,7 +14,7 @@ import {
   StdioTransport,
   HttpTransport,
 } from 'mcp-native'
-import { ROOT, NODE, fixture, alive, marker, processesWith, settle, waitFor } from './helpers.mjs'
+import { ROOT, NODE, fixture, alive, marker, processesWith, settle, startHttpFixture, waitFor } from './helpers.mjs'
 
 const cleanup = []
 afterEach(async () => {
@@ -29,9 +28,7 @@ function track(connectionOrClient) {
 let http
 let base
 beforeAll(async () => {
-  http = spawn(NODE, [join(ROOT, '__test__', 'fixture', 'http-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
-  const { port } = await new Promise((resolve) => http.stdout.once('data', (d) => resolve(JSON.parse(String(d)))))
-  base = `http://127.0.0.1:${port}`
+  ;({ child: http, base } = await startHttpFixture())
 })
 afterAll(() => http.kill())
 

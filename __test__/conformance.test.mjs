@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-import { ROOT, NODE } from './helpers.mjs'
+import { ROOT, NODE, mcpPackage } from './helpers.mjs'
 
-const CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js')
+const CLI = mcpPackage('conformance')
 const CLIENT = join(ROOT, 'conformance', 'client.mjs')
 
 function run(scenario) {

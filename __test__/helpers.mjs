@@ -1,5 +1,7 @@
 // Shared helpers for the JS tests (vitest under Node, `bun test` under Bun).
+import { spawn } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -61,4 +63,40 @@ let markerSeq = 0
 /** A unique `--marker=` flag for the fixture server. */
 export function marker() {
   return `--marker=mcp-native-${process.pid}-${Date.now()}-${++markerSeq}`
+}
+
+/** The entry point of an `@modelcontextprotocol/*` devDependency (`dist/index.js`). */
+export function mcpPackage(name) {
+  return join(ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js')
+}
+
+/** Starts the project's HTTP fixture server on 127.0.0.1:0: `{ child, base }`. */
+export async function startHttpFixture() {
+  const child = spawn(NODE, [join(ROOT, '__test__', 'fixture', 'http-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const { port } = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)))))
+  return { child, base: `http://127.0.0.1:${port}` }
+}
+
+/**
+ * Starts server-everything in an HTTP mode (`streamableHttp` or `sse`) on a free loopback port
+ * and waits until it answers: `{ port, child }`. (It listens on all interfaces; we only use
+ * 127.0.0.1.)
+ */
+export async function startEverything(mode) {
+  const port = await new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+  const child = spawn(NODE, [mcpPackage('server-everything'), mode], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+  await waitFor(async () => {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' })
+      return true
+    } catch {
+      return false
+    }
+  }, 15000)
+  return { port, child }
 }

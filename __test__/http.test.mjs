@@ -1,22 +1,17 @@
 // HttpTransport against real loopback HTTP servers: the project's fixture (http mode) and
 // server-everything in streamableHttp mode. Runs under vitest (Node) and `bun test` (Bun) alike.
-import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
-import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { HttpTransport, createHttpTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
 import { callMCP, parseSSE } from 'mcp-native/json-rpc'
 import { describeProgress } from './progress.mjs'
-import { ROOT, NODE, settle, waitFor } from './helpers.mjs'
+import { settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
 
 let server
 let base
 beforeAll(async () => {
-  server = spawn(NODE, [join(ROOT, '__test__', 'fixture', 'http-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
-  const { port } = await new Promise((resolve) => server.stdout.once('data', (d) => resolve(JSON.parse(String(d)))))
-  base = `http://127.0.0.1:${port}`
+  ;({ child: server, base } = await startHttpFixture())
 })
 afterAll(() => server.kill())
 
@@ -250,25 +245,6 @@ describe('HttpTransport sessions and lifecycle', () => {
   })
 })
 
-async function startEverything(mode) {
-  const port = await new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-  const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
-  const child = spawn(NODE, [everything, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
-  await waitFor(async () => {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' })
-      return true
-    } catch {
-      return false
-    }
-  }, 15000)
-  return { port, child }
-}
 
 describe('server-everything (sse, through the legacy fallback)', () => {
   it('handshake, tools/list, echo, long-running tool with progress', async () => {

@@ -1,15 +1,13 @@
 // SPEC 6: MCPManager and createMCPManager, against the fixture servers and the real
 // server-everything / server-filesystem, as child processes. vitest (Node) and `bun test` (Bun).
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { MCPManager, createMCPManager } from 'mcp-native'
 import { createMCPToolName, resolveConfigValue } from 'mcp-native/manager'
-import { ROOT, NODE, fixture, marker, processesWith, settle, waitFor } from './helpers.mjs'
+import { ROOT, NODE, fixture, marker, mcpPackage, processesWith, settle, startEverything, waitFor } from './helpers.mjs'
 
 const managers = []
 afterEach(async () => {
@@ -468,15 +466,7 @@ describe('discovery (.mcp.json)', () => {
 
 describe('real servers through a temporary .mcp.json', () => {
   it('server-everything (stdio and streamableHttp) and server-filesystem (stdio)', async () => {
-    const pkg = (name) => join(ROOT, 'node_modules', '@modelcontextprotocol', name, 'dist', 'index.js')
-    const port = await new Promise((resolve) => {
-      const s = createServer()
-      s.listen(0, '127.0.0.1', () => {
-        const { port } = s.address()
-        s.close(() => resolve(port))
-      })
-    })
-    const http = spawn(NODE, [pkg('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+    const { port, child: http } = await startEverything('streamableHttp')
     const dir = mkdtempSync(join(tmpdir(), 'mcp-native-real-'))
     const files = join(dir, 'files')
     mkdirSync(files)
@@ -485,22 +475,14 @@ describe('real servers through a temporary .mcp.json', () => {
       join(dir, '.mcp.json'),
       JSON.stringify({
         mcpServers: {
-          everything: { command: NODE, args: [pkg('server-everything'), 'stdio'] },
+          everything: { command: NODE, args: [mcpPackage('server-everything'), 'stdio'] },
           'everything-http': { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
-          filesystem: { command: NODE, args: [pkg('server-filesystem'), files] },
+          filesystem: { command: NODE, args: [mcpPackage('server-filesystem'), files] },
         },
       }),
     )
     try {
-      await waitFor(async () => {
-        try {
-          await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' })
-          return true
-        } catch {
-          return false
-        }
-      }, 15000)
-      const m = manage(dir, null, { loadConfigs: async (cwd) => JSON.parse(JSON.stringify(await loadOnlyProject(cwd))) })
+      const m = manage(dir, null, { loadConfigs: loadOnlyProject })
       const result = await m.discoverAndConnect()
       expect([...result.errors]).toEqual([])
       expect(result.connectedServers.sort()).toEqual(['everything', 'everything-http', 'filesystem'])

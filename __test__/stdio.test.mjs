@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { StdioTransport, createStdioTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
 import { describeProgress } from './progress.mjs'
-import { ROOT, NODE, FIXTURE, fixture, alive, waitFor, settle } from './helpers.mjs'
+import { ROOT, NODE, FIXTURE, fixture, alive, mcpPackage, waitFor, settle } from './helpers.mjs'
 
 const open = []
 async function connect(flags, extra) {
@@ -419,7 +419,7 @@ describe('process hygiene', () => {
 })
 
 describe('server-everything (stdio)', () => {
-  const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+  const everything = mcpPackage('server-everything')
 
   it('initialize by hand, tools/list, tools/call echo, and progress notifications', async () => {
     const t = await createStdioTransport({ command: NODE, args: [everything, 'stdio'] })
