@@ -198,6 +198,9 @@ impl HttpTransport {
                 .clone()
                 .exchange(id, frame, deadline, is_initialize)
                 .await;
+            if is_initialize {
+                inner.note_protocol_version(&outcome);
+            }
             lock(&inner.deadlines).remove(&id);
             inner.finish(id, outcome);
         });
@@ -598,13 +601,7 @@ impl Inner {
             }
             Some(r) => r?,
             None => {
-                return Err(self.timed_out(
-                    id,
-                    is_initialize,
-                    Error::Timeout {
-                        ms: deadline.elapsed_ms(),
-                    },
-                ));
+                return Err(self.request_timed_out(id, is_initialize, &deadline));
             }
         };
         let sse = resp
@@ -612,37 +609,20 @@ impl Inner {
             .get("content-type")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.contains("text/event-stream"));
-        let outcome = if sse {
+        if sse {
             match deadline.run(self.clone().read_sse(id, resp)).await {
                 Some(r) => r,
                 None => {
-                    return Err(self.timed_out(
-                        id,
-                        is_initialize,
-                        Error::SseTimeout {
-                            ms: deadline.elapsed_ms(),
-                        },
-                    ));
+                    let ms = deadline.elapsed_ms();
+                    Err(self.timed_out(id, is_initialize, Error::SseTimeout { ms }))
                 }
             }
         } else {
             match deadline.run(self.read_json(resp)).await {
                 Some(r) => r,
-                None => {
-                    return Err(self.timed_out(
-                        id,
-                        is_initialize,
-                        Error::Timeout {
-                            ms: deadline.elapsed_ms(),
-                        },
-                    ));
-                }
+                None => Err(self.request_timed_out(id, is_initialize, &deadline)),
             }
-        };
-        if is_initialize {
-            self.note_protocol_version(&outcome);
         }
-        outcome
     }
 
     /// After a successful `initialize`: remembers the negotiated version for later headers.
@@ -784,19 +764,7 @@ impl Inner {
             })
             .await;
         lock(&legacy.waiters).remove(&id);
-        let Some(outcome) = outcome else {
-            return Err(self.timed_out(
-                id,
-                is_initialize,
-                Error::Timeout {
-                    ms: deadline.elapsed_ms(),
-                },
-            ));
-        };
-        if is_initialize {
-            self.note_protocol_version(&outcome);
-        }
-        outcome
+        outcome.unwrap_or_else(|| Err(self.request_timed_out(id, is_initialize, deadline)))
     }
 
     /// Ends the legacy connection, if any.
@@ -809,6 +777,17 @@ impl Inner {
     }
 
     /// After a deadline passed: tells the server (best effort) and returns the error.
+    /// [`Inner::timed_out`] with the `Request timeout` of `deadline`.
+    fn request_timed_out(
+        self: &Arc<Self>,
+        id: u64,
+        is_initialize: bool,
+        deadline: &Deadline,
+    ) -> Error {
+        let ms = deadline.elapsed_ms();
+        self.timed_out(id, is_initialize, Error::Timeout { ms })
+    }
+
     /// (SPEC 3.1: never for `initialize`.)
     fn timed_out(self: &Arc<Self>, id: u64, is_initialize: bool, error: Error) -> Error {
         if !is_initialize {
