@@ -235,7 +235,7 @@ class MCPClient {
     return this._init ? this._init.serverInfo : undefined
   }
   get capabilities() {
-    return this._init ? this._init.capabilities : undefined
+    return this._connection ? this._connection.capabilities : undefined
   }
   get instructions() {
     return this._init ? this._init.instructions : undefined
@@ -406,19 +406,23 @@ class MCPClient {
 
   _adopt(transport, init) {
     this._transport = transport
-    this._init = init
-    const c = this._connection
-    if (c) {
-      c.transport = transport
-      c.serverInfo = init.serverInfo
-      c.capabilities = init.capabilities ?? {}
-      delete c.tools
+    if (this._connection) {
+      this._connection.transport = transport
+      delete this._connection.tools // a new process or session: its tools are listed again
     } else {
-      this._connection = { name: this.name, config: this.config, transport, serverInfo: init.serverInfo, capabilities: init.capabilities ?? {} }
+      this._connection = { name: this.name, config: this.config, transport, serverInfo: undefined, capabilities: undefined }
       owners.set(this._connection, this)
     }
+    this._setSession(init)
     this._setState('connected')
     for (const w of [...this._waiters]) w.resolve(transport)
+  }
+
+  /** Records an initialize result: on the client and on its connection. */
+  _setSession(init) {
+    this._init = init
+    this._connection.serverInfo = init.serverInfo
+    this._connection.capabilities = init.capabilities ?? {}
   }
 
   _onTransportClosed(transport) {
@@ -504,10 +508,7 @@ class MCPClient {
       this._reinit = handshake(transport, this._hs, { timeout: timeoutOf(this.config) }).then(
         (init) => {
           this._reinit = null
-          if (transport !== this._transport) return
-          this._init = init
-          this._connection.serverInfo = init.serverInfo
-          this._connection.capabilities = init.capabilities ?? {}
+          if (transport === this._transport) this._setSession(init)
         },
         (err) => {
           this._reinit = null

@@ -228,7 +228,7 @@ class MCPManager {
     const inResult = new Set(connectedServers)
     for (const s of started) {
       const outcome = s.entry.outcome
-      if (outcome && outcome.ok && this._pending.get(s.name) !== s.entry && this._connections.has(s.name)) {
+      if (outcome && outcome.ok && this._connections.has(s.name)) {
         connectedServers.push(s.name)
         inResult.add(s.name)
       } else if (outcome && !outcome.ok) {
