@@ -21,7 +21,7 @@ const { makeError, notConnected, transportClosed, methodNotFound, timeoutOf, cal
 
 /** SPEC 5.1: a transport for `config` by its type. */
 async function createTransport(config) {
-  const type = (config && config.type) ?? 'stdio'
+  const type = config?.type ?? 'stdio'
   if (type === 'stdio') return root.createStdioTransport(config)
   if (type === 'http' || type === 'sse') return root.createHttpTransport(config)
   throw new Error(`Unknown server type: ${type}`)
@@ -43,7 +43,7 @@ async function handshake(transport, hs, requestOptions) {
     { protocolVersion: hs.protocolVersion, capabilities: hs.capabilities, clientInfo: hs.clientInfo },
     requestOptions,
   )
-  const version = init && init.protocolVersion
+  const version = init?.protocolVersion
   if (version !== hs.protocolVersion && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
     throw makeError({ message: `Unsupported protocol version: ${version}`, code: 'MCP_UNSUPPORTED_PROTOCOL', protocolVersion: version })
   }
@@ -61,7 +61,7 @@ async function handshake(transport, hs, requestOptions) {
  * still running) and the error is rethrown. Resolves with `{ transport, init }`.
  */
 function openSession(name, config, hs, signal, prepare) {
-  if (signal && signal.aborted) return Promise.reject(signal.reason)
+  if (signal?.aborted) return Promise.reject(signal.reason)
   const ms = timeoutOf(config)
   const inner = new AbortController()
   return new Promise((resolve, reject) => {
@@ -138,9 +138,9 @@ async function listAll(connection, method, key, options) {
   let cursor
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await rpc(connection, method, cursor ? { cursor } : {}, options)
-    const got = result && result[key]
+    const got = result?.[key]
     if (Array.isArray(got)) for (const item of got) items.push(item)
-    cursor = result && result.nextCursor
+    cursor = result?.nextCursor
     if (!cursor) break
   }
   return items
@@ -148,7 +148,7 @@ async function listAll(connection, method, key, options) {
 
 /** SPEC 5.1 `listTools`. */
 async function listTools(connection, options) {
-  if (!connection.capabilities || !connection.capabilities.tools) return []
+  if (!connection.capabilities?.tools) return []
   if (connection.tools) return connection.tools
   const tools = await listAll(connection, 'tools/list', 'tools', options)
   connection.tools = tools
@@ -175,7 +175,7 @@ function serverSupportsTools(capabilities) {
 /** SPEC 5.1 `connectToServer`: `{ name, config, transport, serverInfo, capabilities }`. */
 async function connectToServer(name, config, options) {
   const client = new MCPClient(name, config, options)
-  return client.connect({ signal: options && options.signal })
+  return client.connect({ signal: options?.signal })
 }
 
 function reconnectPolicy(option) {
@@ -210,7 +210,7 @@ class MCPClient {
     this._onStderr = undefined
     this._onRequest = undefined
     this._hs = handshakeOptions(options)
-    this._policy = reconnectPolicy(options && options.reconnect)
+    this._policy = reconnectPolicy(options?.reconnect)
     this._state = 'idle'
     this._transport = null
     this._connection = null
@@ -268,7 +268,7 @@ class MCPClient {
     if (this._connecting) return this._connecting
     this._setState('connecting')
     const epoch = ++this._epoch
-    const attempt = this._open(options && options.signal).then(
+    const attempt = this._open(options?.signal).then(
       ({ transport, init }) => {
         this._connecting = null
         if (epoch !== this._epoch) {
@@ -468,8 +468,8 @@ class MCPClient {
   /** Waits for the (re)connection in progress, bounded by the request's timeout and signal. */
   _whenConnected(options) {
     if (this._state !== 'connecting' && this._state !== 'reconnecting') return Promise.reject(notConnected())
-    const signal = options && options.signal
-    if (signal && signal.aborted) return Promise.reject(signal.reason)
+    const signal = options?.signal
+    if (signal?.aborted) return Promise.reject(signal.reason)
     const t = timeoutOf(options && options.timeout !== undefined ? options : this.config)
     return new Promise((resolve, reject) => {
       const waiter = {
@@ -483,7 +483,10 @@ class MCPClient {
         },
       }
       const onAbort = () => waiter.reject(signal.reason)
-      const timer = setTimeout(() => waiter.reject(makeError({ message: `Request timeout after ${t}ms`, code: 'MCP_TIMEOUT', timeout: t })), t)
+      const timer = setTimeout(
+        () => waiter.reject(makeError({ message: `Request timeout after ${t}ms`, code: 'MCP_TIMEOUT', timeout: t })),
+        t,
+      )
       const done = () => {
         clearTimeout(timer)
         this._waiters.delete(waiter)

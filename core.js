@@ -39,7 +39,7 @@ function methodNotFound() {
 
 /** `config.timeout ?? 30000` in milliseconds, never negative (SPEC 3.1). */
 function timeoutOf(config) {
-  const t = config && config.timeout
+  const t = config?.timeout
   return t === undefined || t === null ? DEFAULT_TIMEOUT : Math.max(0, Number(t))
 }
 
@@ -97,7 +97,7 @@ function attachReader(transport, fd) {
   socket.on('close', end)
   socket.on('error', (err) => {
     const t = current()
-    if (t && t._connected) t._call(t.onError, err)
+    if (t?._connected) t._call(t.onError, err)
     end()
   })
   if (!transport._held) socket.unref()
@@ -196,13 +196,13 @@ class NativeTransport {
 
   request(method, params, options) {
     if (!this._connected) return Promise.reject(notConnected())
-    const signal = options && options.signal
-    if (signal && signal.aborted) return Promise.reject(signal.reason)
+    const signal = options?.signal
+    if (signal?.aborted) return Promise.reject(signal.reason)
     const id = this._nextId++
     // [beyond] SPEC 3.4: progress goes to onProgress and/or restarts the deadline; the request
     // id is the progress token.
     const onProgress = options && typeof options.onProgress === 'function' ? options.onProgress : undefined
-    const reset = !!(options && options.resetTimeoutOnProgress)
+    const reset = !!options?.resetTimeoutOnProgress
     let body
     try {
       let p = params ?? {}
@@ -214,7 +214,7 @@ class NativeTransport {
     let deadline = String(timeoutOf(options && options.timeout !== undefined ? options : this.config))
     if (reset) {
       const max = options.maxTotalTimeout
-      deadline += 'r' + (max === undefined || max === null ? '' : Math.max(0, Number(max)))
+      deadline += `r${max === undefined || max === null ? '' : Math.max(0, Number(max))}`
     }
     // Requests made in the same tick go to Rust together: one call, one write.
     this._queue.push(id, deadline, JSON.stringify(String(method)), body)
@@ -250,7 +250,7 @@ class NativeTransport {
       if (!entry) continue // aborted before it was sent
       entry.queued = false
       sent.push(q[i])
-      batch += q[i] + ' ' + q[i + 1] + ' ' + q[i + 2] + q[i + 3] + '\n'
+      batch += `${q[i]} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
     }
     if (batch !== '' && !this._native.sendRequests(batch)) {
       // The connection just ended; its `closed` event rejects the rest with the details.
@@ -335,7 +335,7 @@ class NativeTransport {
         case 2:
           if (ev[1] === 'notifications/progress' && ev[2]) {
             const entry = this._pending.get(ev[2].progressToken)
-            if (entry && entry.onProgress) {
+            if (entry?.onProgress) {
               const { progress, total, message } = ev[2]
               const info = { progress }
               if (total !== undefined) info.total = total
@@ -380,7 +380,7 @@ class NativeTransport {
       result = await handler(method, params)
     } catch (err) {
       const code = err && Number.isInteger(err.rpcCode) ? err.rpcCode : err && Number.isInteger(err.code) ? err.code : -32603
-      const error = { code, message: (err && err.message) || String(err) }
+      const error = { code, message: err?.message || String(err) }
       if (err && err.data !== undefined) error.data = err.data
       this._native.reply(idText, null, JSON.stringify(error))
       return
@@ -449,8 +449,6 @@ class StdioTransport extends NativeTransport {
     const body = JSON.stringify(params ?? {})
     if (!this._native.notify(String(method), body)) throw transportClosed()
   }
-
-
 }
 
 /**
@@ -533,7 +531,6 @@ class HttpTransport extends NativeTransport {
       }
     })
   }
-
 }
 
 async function createStdioTransport(config) {

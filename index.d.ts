@@ -421,9 +421,18 @@ export declare class MCPClient {
   refreshTools(options?: { signal?: AbortSignal }): Promise<MCPToolDefinition[]>
   callTool(name: string, args?: Record<string, unknown>, options?: MCPRequestOptions): Promise<MCPToolCallResult>
   listResources(options?: MCPRequestOptions): Promise<Array<{ uri: string; name?: string; mimeType?: string; [key: string]: unknown }>>
-  readResource(uri: string, options?: MCPRequestOptions): Promise<{ contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }> }>
-  listPrompts(options?: MCPRequestOptions): Promise<Array<{ name: string; description?: string; arguments?: unknown[]; [key: string]: unknown }>>
-  getPrompt(name: string, args?: Record<string, string>, options?: MCPRequestOptions): Promise<{ description?: string; messages: unknown[] }>
+  readResource(
+    uri: string,
+    options?: MCPRequestOptions,
+  ): Promise<{ contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }> }>
+  listPrompts(
+    options?: MCPRequestOptions,
+  ): Promise<Array<{ name: string; description?: string; arguments?: unknown[]; [key: string]: unknown }>>
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: MCPRequestOptions,
+  ): Promise<{ description?: string; messages: unknown[] }>
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -435,7 +444,13 @@ export interface MCPToolCache {
 }
 
 export interface AuthStorage {
-  get(credentialId: string): { type: 'oauth'; access: string } | { type: string } | undefined | Promise<{ type: 'oauth'; access: string } | { type: string } | undefined>
+  get(
+    credentialId: string,
+  ):
+    | { type: 'oauth'; access: string }
+    | { type: string }
+    | undefined
+    | Promise<{ type: 'oauth'; access: string } | { type: string } | undefined>
 }
 
 export interface MCPDiscoverOptions {
@@ -460,7 +475,14 @@ export interface MCPTool {
     signal?: AbortSignal,
   ): Promise<{
     content: Array<{ type: 'text'; text: string }>
-    details: { serverName: string; mcpToolName: string; isError: boolean; rawContent?: MCPContent[]; provider?: string; providerName?: string }
+    details: {
+      serverName: string
+      mcpToolName: string
+      isError: boolean
+      rawContent?: MCPContent[]
+      provider?: string
+      providerName?: string
+    }
   }>
 }
 
@@ -482,7 +504,12 @@ export interface MCPLoadedConfigs {
 
 export interface MCPToolFactory {
   fromTools(connection: MCPServerConnection, tools: MCPToolDefinition[]): Tool[]
-  deferredFromTools(serverName: string, tools: MCPToolDefinition[], getConnection: () => Promise<MCPServerConnection>, source: SourceMeta | undefined): Tool[]
+  deferredFromTools(
+    serverName: string,
+    tools: MCPToolDefinition[],
+    getConnection: () => Promise<MCPServerConnection>,
+    source: SourceMeta | undefined,
+  ): Tool[]
 }
 
 /** [beyond] Options of `MCPManager` (each part of the agent the reference depended on). */

@@ -44,20 +44,23 @@ function timeoutError(ms) {
  */
 async function callMCP(url, method, params, options) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: randomId(), method, params: params ?? {} })
-  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(options && options.headers) }
-  const signal = options && options.signal
-  const timeout = options && options.timeout
-  if (signal && signal.aborted) throw signal.reason
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...options?.headers }
+  const signal = options?.signal
+  const timeout = options?.timeout
+  if (signal?.aborted) throw signal.reason
   const ac = new AbortController()
   let timer
   let timedOut = false
   const onAbort = () => ac.abort(signal.reason)
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
   if (timeout !== undefined && timeout !== null) {
-    timer = setTimeout(() => {
-      timedOut = true
-      ac.abort(timeoutError(timeout))
-    }, Math.max(0, Number(timeout)))
+    timer = setTimeout(
+      () => {
+        timedOut = true
+        ac.abort(timeoutError(timeout))
+      },
+      Math.max(0, Number(timeout)),
+    )
   }
   try {
     const response = await fetch(url, { method: 'POST', headers, body, signal: ac.signal })
@@ -68,7 +71,7 @@ async function callMCP(url, method, params, options) {
     return parsed
   } catch (err) {
     if (timedOut) throw timeoutError(timeout)
-    if (signal && signal.aborted) throw signal.reason
+    if (signal?.aborted) throw signal.reason
     throw err
   } finally {
     if (timer) clearTimeout(timer)

@@ -93,13 +93,13 @@ function contentText(part) {
 
 /** SPEC 6.2: the text of a tool result. */
 function formatToolResult(result) {
-  const content = Array.isArray(result && result.content) ? result.content : []
+  const content = Array.isArray(result?.content) ? result.content : []
   const text = content.map(contentText).join('\n\n')
-  return result && result.isError ? `Error: ${text}` : text
+  return result?.isError ? `Error: ${text}` : text
 }
 
 function isAbort(err, signal) {
-  return (signal && signal.aborted) || (err && err.name === 'AbortError')
+  return signal?.aborted || (err && err.name === 'AbortError')
 }
 
 /** One default tool object (SPEC 6.2). `getConnection()` may return a promise. */
@@ -120,12 +120,12 @@ function makeTool(serverName, tool, getConnection, getSource) {
     parameters: normalizeSchema(tool.inputSchema),
     mcpToolName,
     mcpServerName: serverName,
-    async execute(toolCallId, params, onUpdate, ctx, signal) {
+    async execute(_toolCallId, params, _onUpdate, _ctx, signal) {
       try {
         const connection = await getConnection()
         const result = await callTool(connection, mcpToolName, params ?? {}, signal ? { signal } : undefined)
         const isError = result && result.isError === true
-        return { content: [{ type: 'text', text: formatToolResult(result) }], details: details(isError, result && result.content) }
+        return { content: [{ type: 'text', text: formatToolResult(result) }], details: details(isError, result?.content) }
       } catch (err) {
         if (isAbort(err, signal)) throw err
         return { content: [{ type: 'text', text: `MCP error: ${messageOf(err)}` }], details: details(true, undefined) }
@@ -137,7 +137,14 @@ function makeTool(serverName, tool, getConnection, getSource) {
 /** The default `toolFactory` (SPEC 6.2). */
 const defaultToolFactory = {
   fromTools(connection, tools) {
-    return tools.map((t) => makeTool(connection.name, t, () => connection, () => connection._source))
+    return tools.map((t) =>
+      makeTool(
+        connection.name,
+        t,
+        () => connection,
+        () => connection._source,
+      ),
+    )
   },
   deferredFromTools(serverName, tools, getConnection, source) {
     return tools.map((t) => makeTool(serverName, t, getConnection, () => source))
@@ -189,7 +196,7 @@ class MCPManager {
     const connectedServers = []
     const started = []
     for (const [name, config] of Object.entries(configs)) {
-      const source = sources && sources[name]
+      const source = sources?.[name]
       if (source) {
         this._sources.set(name, source)
         const existing = this._connections.get(name)
@@ -210,7 +217,10 @@ class MCPManager {
     if (started.length > 0 && typeof onConnecting === 'function') {
       this._guard(() => onConnecting(started.map((s) => s.name)))
     }
-    await gate(started.map((s) => s.entry.settled), STARTUP_GATE_MS)
+    await gate(
+      started.map((s) => s.entry.settled),
+      STARTUP_GATE_MS,
+    )
     const waitFor = []
     for (const s of started) {
       if (s.entry.outcome) continue
@@ -228,7 +238,7 @@ class MCPManager {
     const inResult = new Set(connectedServers)
     for (const s of started) {
       const outcome = s.entry.outcome
-      if (outcome && outcome.ok && this._connections.has(s.name)) {
+      if (outcome?.ok && this._connections.has(s.name)) {
         connectedServers.push(s.name)
         inResult.add(s.name)
       } else if (outcome && !outcome.ok) {
@@ -475,7 +485,7 @@ class MCPManager {
     const had = !!entry || !!client || this._serverTools.has(name)
     this._forget(name)
     const closing = []
-    if (entry && entry.client) closing.push(entry.client.close())
+    if (entry?.client) closing.push(entry.client.close())
     if (client) closing.push(client.close())
     await Promise.all(closing)
     if (had) this._status(name, 'disconnected')

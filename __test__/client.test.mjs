@@ -61,7 +61,11 @@ describe('connectToServer', () => {
       {
         id: requests[0].id,
         method: 'initialize',
-        params: { protocolVersion: '2025-03-26', capabilities: { roots: { listChanged: false } }, clientInfo: { name: 'omp-coding-agent', version: '1.0.0' } },
+        params: {
+          protocolVersion: '2025-03-26',
+          capabilities: { roots: { listChanged: false } },
+          clientInfo: { name: 'omp-coding-agent', version: '1.0.0' },
+        },
       },
     ])
     expect(requests.map((r) => r.method)).toEqual(['initialize', 'requests'])
@@ -80,16 +84,26 @@ describe('connectToServer', () => {
 
   it('passes protocolVersion, capabilities and clientInfo options through', async () => {
     const c = track(
-      await connectToServer('fx', fixture(), { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'me', version: '2' } }),
+      await connectToServer('fx', fixture(), {
+        protocolVersion: '2025-06-18',
+        capabilities: { sampling: {} },
+        clientInfo: { name: 'me', version: '2' },
+      }),
     )
     const { requests } = await c.transport.request('requests')
-    expect(requests[0].params).toEqual({ protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'me', version: '2' } })
+    expect(requests[0].params).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: { sampling: {} },
+      clientInfo: { name: 'me', version: '2' },
+    })
   })
 
   it('a hung server: the connect timeout message, and afterwards no process is left', async () => {
     const m = marker()
     const started = Date.now()
-    const { error } = await settle(connectToServer('hung', fixture(['--init-hang', '--ignore-sigterm', m], { timeout: 300, killGraceMs: 200 })))
+    const { error } = await settle(
+      connectToServer('hung', fixture(['--init-hang', '--ignore-sigterm', m], { timeout: 300, killGraceMs: 200 })),
+    )
     expect(error.message).toBe('Connection to MCP server "hung" timed out after 300ms')
     expect(error.code).toBe('MCP_TIMEOUT')
     expect(Date.now() - started).toBeLessThan(3000)
@@ -212,7 +226,9 @@ describe('MCPClient', () => {
     expect(client.capabilities).toBe(client.connection.capabilities)
     await client.ping()
     expect(await client.listResources()).toEqual([{ uri: 'fixture://a', name: 'a', mimeType: 'text/plain' }])
-    expect(await client.readResource('fixture://a')).toEqual({ contents: [{ uri: 'fixture://a', mimeType: 'text/plain', text: 'content of fixture://a' }] })
+    expect(await client.readResource('fixture://a')).toEqual({
+      contents: [{ uri: 'fixture://a', mimeType: 'text/plain', text: 'content of fixture://a' }],
+    })
     expect(await client.listPrompts()).toEqual([{ name: 'greet', arguments: [{ name: 'who' }] }])
     expect((await client.getPrompt('greet', { who: 'Ann' })).messages[0].content.text).toBe('Hello Ann from greet')
     expect(await client.request('echo', { a: 1 })).toEqual({ a: 1 })

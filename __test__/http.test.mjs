@@ -45,7 +45,9 @@ describe('HttpTransport basics', () => {
   })
 
   it('round-trips JSON replies, keeps the session id, and sends the header rules', async () => {
-    const t = await connect({ headers: { Authorization: 'Bearer abc', Accept: 'application/json, text/event-stream, */*', 'Mcp-Session-Id': 'configured' } })
+    const t = await connect({
+      headers: { Authorization: 'Bearer abc', Accept: 'application/json, text/event-stream, */*', 'Mcp-Session-Id': 'configured' },
+    })
     const first = await t.request('headers')
     expect(first.authorization).toBe('Bearer abc')
     expect(first.accept).toBe('application/json, text/event-stream, */*')
@@ -82,7 +84,9 @@ describe('HttpTransport basics', () => {
     expect((await t.request('sse-reverse', { method: 'ping' })).answer.result).toEqual({})
     expect((await t.request('sse-reverse', { method: 'roots/list' })).answer.error).toEqual({ code: -32601, message: 'Method not found' })
     t.onRequest = async (method) => ({ roots: [{ uri: 'file:///x', name: method }] })
-    expect((await t.request('sse-reverse', { method: 'roots/list' })).answer.result).toEqual({ roots: [{ uri: 'file:///x', name: 'roots/list' }] })
+    expect((await t.request('sse-reverse', { method: 'roots/list' })).answer.result).toEqual({
+      roots: [{ uri: 'file:///x', name: 'roots/list' }],
+    })
   })
 })
 
@@ -93,10 +97,12 @@ describe('HttpTransport errors', () => {
     expect(e500.message).toBe('HTTP 500: ')
     expect(e500.status).toBe(500)
     expect(e500.code).toBe('MCP_HTTP_ERROR')
-    await expect(t.request('http-error', { status: 401, body: 'no', wwwAuthenticate: 'Bearer realm="x"', authServer: 'https://auth' })).rejects.toThrow(
-      /^HTTP 401: no \[WWW-Authenticate: Bearer realm="x"; Mcp-Auth-Server: https:\/\/auth\]$/,
+    await expect(
+      t.request('http-error', { status: 401, body: 'no', wwwAuthenticate: 'Bearer realm="x"', authServer: 'https://auth' }),
+    ).rejects.toThrow(/^HTTP 401: no \[WWW-Authenticate: Bearer realm="x"; Mcp-Auth-Server: https:\/\/auth\]$/)
+    await expect(t.request('http-error', { status: 403, body: 'forbidden', authServer: 'https://a' })).rejects.toThrow(
+      /^HTTP 403: forbidden \[Mcp-Auth-Server: https:\/\/a\]$/,
     )
-    await expect(t.request('http-error', { status: 403, body: 'forbidden', authServer: 'https://a' })).rejects.toThrow(/^HTTP 403: forbidden \[Mcp-Auth-Server: https:\/\/a\]$/)
     await expect(t.request('error', { code: -32602, message: 'Invalid params' })).rejects.toThrow(/^MCP error -32602: Invalid params$/)
     await expect(t.request('not-json')).rejects.toThrow(/JSON/)
     const noAnswer = settle(t.request('sse-no-answer'))
@@ -245,14 +251,17 @@ describe('HttpTransport sessions and lifecycle', () => {
   })
 })
 
-
 describe('server-everything (sse, through the legacy fallback)', () => {
   it('handshake, tools/list, echo, long-running tool with progress', async () => {
     const { port, child } = await startEverything('sse')
     try {
       const t = await createHttpTransport({ type: 'sse', url: `http://127.0.0.1:${port}/sse` })
       open.push(t)
-      const init = await t.request('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'mcp-native-test', version: '1.0.0' } })
+      const init = await t.request('initialize', {
+        protocolVersion: '2024-11-05',
+        capabilities: {},
+        clientInfo: { name: 'mcp-native-test', version: '1.0.0' },
+      })
       expect(init.serverInfo).toBeDefined()
       await t.notify('notifications/initialized')
       const { tools } = await t.request('tools/list')
@@ -436,6 +445,5 @@ describe('callMCP', () => {
     expect((await callMCP(url, 'slow-headers', { ms: 50 })).result).toEqual({ slow: true })
   })
 })
-
 
 describeProgress({ connect: () => connect(), method: 'sse-progress', timeoutMessage: 'SSE response timeout after' })

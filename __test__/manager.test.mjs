@@ -30,7 +30,7 @@ function memoryCache(entries = {}) {
       calls.push(['get', name, config])
       return map.get(name) ?? null
     },
-    async set(name, config, tools) {
+    async set(name, _config, tools) {
       calls.push(['set', name, tools.map((t) => t.name)])
       map.set(name, tools)
     },
@@ -95,7 +95,12 @@ describe('connectServers', () => {
       'mcp_slowcached_slow',
     ])
     await waitFor(() => cache.calls.filter((c) => c[0] === 'set').length === 3)
-    expect(cache.calls.filter((c) => c[0] === 'set').map((c) => c[1]).sort()).toEqual(['fast', 'slowCached', 'slowUncached'])
+    expect(
+      cache.calls
+        .filter((c) => c[0] === 'set')
+        .map((c) => c[1])
+        .sort(),
+    ).toEqual(['fast', 'slowCached', 'slowUncached'])
     expect(cache.map.get('slowCached').length).toBe(6)
     expect(statuses.filter((s) => s[0] === 'slowCached').map((s) => s[1])).toEqual(['connecting', 'connected'])
     expect(statuses.find((s) => s[0] === 'broken')).toEqual(['broken', 'connecting', undefined])
@@ -190,11 +195,14 @@ describe('connectServers', () => {
     expect(m.getAllServerNames()).toEqual([])
   })
 
-    it('queries: waitForConnection, statuses, names in order', async () => {
+  it('queries: waitForConnection, statuses, names in order', async () => {
     const m = manage(ROOT, memoryCache({ late: [{ name: 't', inputSchema: { type: 'object' } }] }))
     await expect(m.waitForConnection('nobody')).rejects.toThrow(/^MCP server not connected: nobody$/)
     expect(m.getConnectionStatus('nobody')).toBe('disconnected')
-    await m.connectServers({ one: fixture(), late: fixture(['--init-delay-ms=500']) }, { one: { provider: 'p', providerName: 'P', path: '/p', level: 'user' } })
+    await m.connectServers(
+      { one: fixture(), late: fixture(['--init-delay-ms=500']) },
+      { one: { provider: 'p', providerName: 'P', path: '/p', level: 'user' } },
+    )
     expect(m.getConnectionStatus('late')).toBe('connecting')
     expect(m.getAllServerNames()).toEqual(['one', 'late'])
     const connection = await m.waitForConnection('late')
@@ -232,7 +240,7 @@ describe('connectServers', () => {
 
   it('reconnect on: a killed server comes back, its tools are refreshed, each step reported', async () => {
     const statuses = []
-    const m = manage(ROOT, null, { reconnect: { maxAttempts: 3, initialDelayMs: 50 }, onServerStatus: (n, s) => statuses.push(s) })
+    const m = manage(ROOT, null, { reconnect: { maxAttempts: 3, initialDelayMs: 50 }, onServerStatus: (_n, s) => statuses.push(s) })
     await m.connectServers({ k: fixture() }, {})
     const first = m.getConnection('k')
     const pid = first.transport.pid
@@ -250,7 +258,7 @@ describe('connectServers', () => {
   it('reconnect off: a killed server is disconnected, with no retry loop', async () => {
     const statuses = []
     const mk = marker()
-    const m = manage(ROOT, null, { onServerStatus: (n, s) => statuses.push(s) })
+    const m = manage(ROOT, null, { onServerStatus: (_n, s) => statuses.push(s) })
     await m.connectServers({ k: fixture([mk]) }, {})
     process.kill(m.getConnection('k').transport.pid, 'SIGKILL')
     await waitFor(() => statuses.length >= 3)
@@ -268,7 +276,10 @@ describe('default tool objects (6.2)', () => {
     expect(createMCPToolName('git', 'git_status')).toBe('mcp_git_status')
     expect(createMCPToolName('', '')).toBe('mcp_server_tool')
     const m = manage(ROOT)
-    await m.connectServers({ 'My Srv': fixture() }, { 'My Srv': { provider: 'mcp-json', providerName: 'MCP Config', path: '/p/.mcp.json', level: 'project' } })
+    await m.connectServers(
+      { 'My Srv': fixture() },
+      { 'My Srv': { provider: 'mcp-json', providerName: 'MCP Config', path: '/p/.mcp.json', level: 'project' } },
+    )
     const [echo, , , mixed] = m.getTools()
     expect(echo.name).toBe('mcp_my_srv_echo')
     expect(echo.label).toBe('My Srv/echo')
@@ -286,7 +297,9 @@ describe('default tool objects (6.2)', () => {
     await m.connectServers({ s: fixture() }, { s: source })
     const tool = (n) => m.getTools().find((t) => t.mcpToolName === n)
     const mixed = await tool('mixed').execute('id', {})
-    expect(mixed.content).toEqual([{ type: 'text', text: 'first\n\n[Image: image/png]\n\n[Resource: fixture://r1]\ninside\n\n[Resource: fixture://r2]' }])
+    expect(mixed.content).toEqual([
+      { type: 'text', text: 'first\n\n[Image: image/png]\n\n[Resource: fixture://r1]\ninside\n\n[Resource: fixture://r2]' },
+    ])
     expect(mixed.details).toEqual({
       serverName: 's',
       mcpToolName: 'mixed',
@@ -312,7 +325,13 @@ describe('default tool objects (6.2)', () => {
     await m.getConnection('s').transport.close()
     const closed = await echo.execute('id', { message: 'x' })
     expect(closed.content).toEqual([{ type: 'text', text: 'MCP error: Transport not connected' }])
-    expect(closed.details).toEqual({ serverName: 's', mcpToolName: 'echo', isError: true, provider: 'mcp-json', providerName: 'MCP Config' })
+    expect(closed.details).toEqual({
+      serverName: 's',
+      mcpToolName: 'echo',
+      isError: true,
+      provider: 'mcp-json',
+      providerName: 'MCP Config',
+    })
   })
 
   it('a toolFactory that throws fails just that server (closed, reported), never the host', async () => {
@@ -425,7 +444,12 @@ describe('discovery (.mcp.json)', () => {
       expect(result.connectedServers).toEqual(['proj', 'usr'])
       expect(result.exaApiKeys).toEqual(['KEY1'])
       expect([...result.errors]).toEqual([])
-      expect(manager.getSource('proj')).toEqual({ provider: 'mcp-json', providerName: 'MCP Config', path: join(cwd, '.mcp.json'), level: 'project' })
+      expect(manager.getSource('proj')).toEqual({
+        provider: 'mcp-json',
+        providerName: 'MCP Config',
+        path: join(cwd, '.mcp.json'),
+        level: 'project',
+      })
       expect(manager.getSource('usr').level).toBe('user')
       expect(manager.toolCache).toBe(null)
       expect(manager.cwd).toBe(cwd)
@@ -515,4 +539,3 @@ async function loadOnlyProject(cwd) {
     process.env.HOME = saved
   }
 }
-

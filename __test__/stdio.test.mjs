@@ -37,7 +37,11 @@ describe('exports', () => {
       ),
     )
     const names = ['StdioTransport', 'createStdioTransport', 'HttpTransport', 'createHttpTransport']
-    expect(out).toEqual({ rootHas: names, sameInTransports: names, sameInCjs: names, jsonRpc: ['callMCP', 'parseSSE'],
+    expect(out).toEqual({
+      rootHas: names,
+      sameInTransports: names,
+      sameInCjs: names,
+      jsonRpc: ['callMCP', 'parseSSE'],
       client: ['connectToServer', 'listTools', 'callTool', 'disconnectServer', 'serverSupportsTools', 'createTransport', 'MCPClient'],
       manager: ['MCPManager', 'createMCPManager'],
       typesIsEmpty: true,
@@ -101,7 +105,7 @@ describe('StdioTransport basics', () => {
     expect(order).toEqual(['fast', 'slow'])
 
     const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => t.request('echo', { i })))
-    results.forEach((r, i) => expect(r.i).toBe(i))
+    for (const [i, r] of results.entries()) expect(r.i).toBe(i)
   })
 
   it('ids are unique strings; numeric echoes of them still match', async () => {
@@ -312,7 +316,8 @@ describe('lifecycle', () => {
 
   it('passes env merged over process.env, and cwd', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-native-')))
-    const script = "process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:'1',result:{cwd:process.cwd(),x:process.env.MCP_X,path:!!process.env.PATH}})+'\\n');setInterval(()=>{},1000)"
+    const script =
+      "process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:'1',result:{cwd:process.cwd(),x:process.env.MCP_X,path:!!process.env.PATH}})+'\\n');setInterval(()=>{},1000)"
     const t = await createStdioTransport({ command: NODE, args: ['-e', script], env: { MCP_X: 'from-config' }, cwd: dir })
     open.push(t)
     expect(await t.request('anything')).toEqual({ cwd: dir, x: 'from-config', path: true })
@@ -375,7 +380,9 @@ describe('process hygiene', () => {
   const config = JSON.stringify({ command: NODE, args: [FIXTURE] })
 
   it('a script that connects, calls and closes exits by itself promptly', async () => {
-    const r = await runScript(`const t = await createStdioTransport(${config}); const x = await t.request('echo', { ok: 1 }); console.log(JSON.stringify({ x, pid: t.pid })); await t.close()`)
+    const r = await runScript(
+      `const t = await createStdioTransport(${config}); const x = await t.request('echo', { ok: 1 }); console.log(JSON.stringify({ x, pid: t.pid })); await t.close()`,
+    )
     expect(r.error).toBeNull()
     const out = JSON.parse(r.stdout)
     expect(out.x).toEqual({ ok: 1 })
@@ -385,14 +392,17 @@ describe('process hygiene', () => {
 
   it('dropping every reference to a connected transport kills its server', async () => {
     const gc = process.versions.bun ? 'Bun.gc(true)' : 'globalThis.gc()'
-    const r = await runScript(`
+    const r = await runScript(
+      `
       // Made in a function of its own, so that no stack slot keeps it (Bun's GC scans stacks).
       async function make() { const t = await createStdioTransport(${config}); await t.request('echo'); return t.pid }
       const pid = await make()
       const keepAlive = setInterval(() => {}, 1000)
       for (let i = 0; i < 50; i++) { ${gc}; await new Promise((r) => setTimeout(r, 20)); if (!require('node:fs').existsSync('/proc/' + pid)) break }
       let state = 'gone'; try { state = require('node:fs').readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1][0] } catch {}
-      console.log(JSON.stringify({ pid, state })); clearInterval(keepAlive)`, process.versions.bun ? [] : ['--expose-gc'])
+      console.log(JSON.stringify({ pid, state })); clearInterval(keepAlive)`,
+      process.versions.bun ? [] : ['--expose-gc'],
+    )
     expect(r.error).toBeNull()
     const out = JSON.parse(r.stdout)
     expect(['gone', 'Z']).toContain(out.state)
@@ -410,7 +420,9 @@ describe('process hygiene', () => {
   })
 
   it('a script that never closes exits too, and its server does not outlive it', async () => {
-    const r = await runScript(`const t = await createStdioTransport(${config}); await t.request('echo'); const g = await t.request('spawn-grandchild'); console.log(JSON.stringify({ pid: t.pid, grandchild: g.pid }))`)
+    const r = await runScript(
+      `const t = await createStdioTransport(${config}); await t.request('echo'); const g = await t.request('spawn-grandchild'); console.log(JSON.stringify({ pid: t.pid, grandchild: g.pid }))`,
+    )
     expect(r.error).toBeNull()
     const out = JSON.parse(r.stdout)
     expect(r.took).toBeLessThan(5000)
@@ -449,6 +461,5 @@ describe('server-everything (stdio)', () => {
     expect(progress.every((n) => n.params.progressToken === 'tok-1')).toBe(true)
   })
 })
-
 
 describeProgress({ connect: () => connect(), method: 'progress', timeoutMessage: 'Request timeout after' })

@@ -1,7 +1,14 @@
 // Type-checked by `npm run test:types` (tsc --noEmit): uses the API the way the reference's callers
 // do. It is never run.
 import { StdioTransport, createStdioTransport } from 'mcp-native'
-import type { MCPTransport, MCPStdioServerConfig, MCPToolsListResult, MCPInitializeResult, MCPError, TransportFactory } from 'mcp-native/types'
+import type {
+  MCPTransport,
+  MCPStdioServerConfig,
+  MCPToolsListResult,
+  MCPInitializeResult,
+  MCPError,
+  TransportFactory,
+} from 'mcp-native/types'
 import * as transports from 'mcp-native/transports'
 import { callMCP, parseSSE } from 'mcp-native/json-rpc'
 import type { JsonRpcResponse, MCPToolCallResult } from 'mcp-native/types'
@@ -42,7 +49,12 @@ async function useIt(): Promise<void> {
   const http = new transports.HttpTransport({ type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { A: 'b' } })
   const sid: string | undefined = http.sessionId
   void sid
-  const envelope: JsonRpcResponse<MCPToolCallResult> = await callMCP<MCPToolCallResult>('http://127.0.0.1:1/mcp', 'tools/call', { name: 'x' }, { timeout: 100, headers: { A: 'b' } })
+  const envelope: JsonRpcResponse<MCPToolCallResult> = await callMCP<MCPToolCallResult>(
+    'http://127.0.0.1:1/mcp',
+    'tools/call',
+    { name: 'x' },
+    { timeout: 100, headers: { A: 'b' } },
+  )
   const text: string | undefined = envelope.result?.content[0]?.type === 'text' ? envelope.result.content[0].text : undefined
   const parsed: unknown = parseSSE('data: {}')
   void [version, names, connected, pid, factory, StdioTransport, text, parsed]
@@ -117,6 +129,18 @@ async function useClientAndManager(): Promise<void> {
   await manager.disconnectAll()
   const created = await createMCPManager('/project', { filterExa: false })
   const keys: string[] = created.result.exaApiKeys
-  void [errors, again.tools.length, status, waited, prepared, all, keys, manager.getTools(), manager.cwd, manager.toolCache, root.MCPManager]
+  void [
+    errors,
+    again.tools.length,
+    status,
+    waited,
+    prepared,
+    all,
+    keys,
+    manager.getTools(),
+    manager.cwd,
+    manager.toolCache,
+    root.MCPManager,
+  ]
 }
 void useClientAndManager

@@ -23,7 +23,7 @@ const server = spawn(process.execPath, [join(ROOT, '__test__', 'fixture', 'http-
 const { port } = await new Promise((resolve) => server.stdout.once('data', (d) => resolve(JSON.parse(String(d)))))
 const url = `http://127.0.0.1:${port}/mcp`
 
-const sequential = (c, tool) => sequentialRate((i) => c.callTool(tool, { message: 'hi' + i }), SEQ)
+const sequential = (c, tool) => sequentialRate((i) => c.callTool(tool, { message: `hi${i}` }), SEQ)
 const parallel = (c, tool) => inFlightRate(() => c.callTool(tool, { message: 'hi' }), PAR_TOTAL, IN_FLIGHT)
 
 const cases = {

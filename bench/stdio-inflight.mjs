@@ -60,7 +60,9 @@ if (process.argv[2] === 'raw') {
     new Promise((resolve) => {
       const i = String(id++)
       pending.set(i, resolve)
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } }) + '\n')
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } })}\n`,
+      )
     })
   await measure('raw', call, child.pid)
   child.kill()

@@ -48,14 +48,14 @@ class RawClient {
       }
     })
     await c.request('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } })
-    c.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized', params: {} }) + '\n')
+    c.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized', params: {} })}\n`)
     return c
   }
   request(method, params) {
     const id = String(this.nextId++)
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject })
-      this.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
+      this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
     })
   }
   callTool(name, args) {
@@ -67,7 +67,7 @@ class RawClient {
   }
 }
 
-const sequential = (c) => sequentialRate((i) => c.callTool('echo', { message: 'hi' + i }), SEQ)
+const sequential = (c) => sequentialRate((i) => c.callTool('echo', { message: `hi${i}` }), SEQ)
 const parallel = (c) => inFlightRate(() => c.callTool('echo', { message: 'hi' }), PAR_TOTAL, IN_FLIGHT)
 
 async function big(c) {
@@ -85,5 +85,9 @@ const clients = {
   raw: () => RawClient.start(),
   sdk: () => SdkClient.start(new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'inherit' })),
 }
-const cases = { 'sequential calls/s': sequential, [`${IN_FLIGHT} in flight calls/s`]: parallel, [`${BIG_BYTES >> 20} MiB results MiB/s`]: big }
+const cases = {
+  'sequential calls/s': sequential,
+  [`${IN_FLIGHT} in flight calls/s`]: parallel,
+  [`${BIG_BYTES >> 20} MiB results MiB/s`]: big,
+}
 report(await medians({ clients, cases, rounds: ROUNDS }), 'stdio.json')

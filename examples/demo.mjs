@@ -31,7 +31,12 @@ for (const name of result.connectedServers) {
   const c = manager.getConnection(name)
   console.log(`  ${name}: ${c.serverInfo.name} ${c.serverInfo.version}, ${c.tools.length} tools`)
 }
-console.log(`tools: ${manager.getTools().map((t) => t.name).join(', ')}`)
+console.log(
+  `tools: ${manager
+    .getTools()
+    .map((t) => t.name)
+    .join(', ')}`,
+)
 
 const tool = manager.getTools().find((t) => t.mcpToolName === 'echo') ?? manager.getTools().find((t) => t.parameters?.properties?.message)
 if (tool) {
