@@ -100,18 +100,22 @@ pub enum Error {
     /// `SSE stream ended unexpectedly`).
     #[error("{0}")]
     Parse(String),
+    /// A defect in this package (a panic caught at the boundary, a broken internal contract).
+    #[error("Internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
-    /// The stable `code` property of the JS error.
-    pub fn code(&self) -> &'static str {
+    /// The stable `code` property of the JS error. For a failed spawn it is the errno name
+    /// (`ENOENT`), as on Node's own spawn errors.
+    pub fn code(&self) -> &str {
         match self {
             Error::NotConnected => "MCP_NOT_CONNECTED",
             Error::Closed { .. } => "MCP_TRANSPORT_CLOSED",
             Error::Timeout { .. } => "MCP_TIMEOUT",
             Error::Rpc { .. } => "MCP_RPC_ERROR",
             Error::MessageTooLarge { .. } => "MCP_MESSAGE_TOO_LARGE",
-            Error::Spawn { .. } => "MCP_SPAWN_FAILED",
+            Error::Spawn { errno, .. } => errno,
             Error::InvalidConfig(_) => "MCP_INVALID_CONFIG",
             Error::Io(_) => "MCP_IO_ERROR",
             Error::Http {
@@ -122,6 +126,7 @@ impl Error {
             Error::NotifyTimeout { .. } | Error::SseTimeout { .. } => "MCP_TIMEOUT",
             Error::NoResponse { .. } => "MCP_NO_RESPONSE",
             Error::Parse(_) => "MCP_PARSE_ERROR",
+            Error::Internal(_) => "MCP_INTERNAL",
         }
     }
 
@@ -195,8 +200,12 @@ fn js_number(n: &serde_json::Number) -> String {
     }
 }
 
-fn errno_name(err: &std::io::Error) -> String {
+/// The symbolic name of an OS error (`ENOENT`, `EPIPE`), as Node prints it.
+pub fn errno_name(err: &std::io::Error) -> String {
     let name = match err.raw_os_error() {
+        Some(libc::EPIPE) => "EPIPE",
+        Some(libc::ECONNRESET) => "ECONNRESET",
+        Some(libc::EBADF) => "EBADF",
         Some(libc::ENOENT) => "ENOENT",
         Some(libc::EACCES) => "EACCES",
         Some(libc::EPERM) => "EPERM",

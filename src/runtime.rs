@@ -36,10 +36,14 @@ fn registry() -> &'static Mutex<HashMap<u64, i32>> {
     CHILDREN.get_or_init(Default::default)
 }
 
-/// Records a live process group; the returned key removes it again.
+/// Records a live process group; the returned key removes it again. A `pgid` that cannot be a
+/// server's group ([`is_server_group`]) is not recorded (the exit sweep never signals it).
 pub fn register_group(pgid: i32) -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
+    if !is_server_group(pgid) {
+        return key;
+    }
     registry()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -55,8 +59,20 @@ pub fn unregister_group(key: u64) {
         .remove(&key);
 }
 
-/// Sends `signal` to every process of group `pgid`. Returns false when the group has no process.
+/// Whether `pgid` can name a server's own process group. `kill(-pgid)` with 0 would signal the
+/// host's own group, with 1 the group of init, and a negative pgid turns into a plain pid (or,
+/// for -1, every process we may signal): none of them is ever one of ours.
+pub fn is_server_group(pgid: i32) -> bool {
+    pgid > 1 && pgid != std::process::id() as i32
+}
+
+/// Sends `signal` to every process of group `pgid`. Returns false when the group has no process,
+/// and refuses (false, nothing sent) a `pgid` that cannot be a server's group
+/// ([`is_server_group`]).
 pub fn signal_group(pgid: i32, signal: i32) -> bool {
+    if !is_server_group(pgid) {
+        return false;
+    }
     // SAFETY: kill(2) has no memory-safety preconditions; a negative pid addresses a process group.
     unsafe { libc::kill(-pgid, signal) == 0 }
 }
@@ -117,5 +133,22 @@ pub fn kill_all_children() {
     }
     for &pgid in &groups {
         signal_group(pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn never_signals_the_hosts_group_init_or_everyone() {
+        // kill(0, 0) and kill(-1, 0) succeed for any process: refused here, so nothing is sent.
+        for pgid in [0, 1, -1, -5, std::process::id() as i32] {
+            assert!(!is_server_group(pgid), "{pgid}");
+            assert!(!signal_group(pgid, 0), "{pgid}");
+            assert!(!group_alive(pgid), "{pgid}");
+        }
+        let key = register_group(0);
+        assert!(!registry().lock().unwrap().contains_key(&key));
     }
 }

@@ -192,7 +192,14 @@ impl StdioTransport {
         let rt = runtime::runtime();
         let _enter = rt.enter();
         let mut child = spawn(&self.config)?;
-        let pid = child.id().unwrap_or(0);
+        // A child whose id cannot be read has already been reaped; never go on with group 0
+        // (that would be the host's own group).
+        let Some(pid) = child.id().filter(|&p| runtime::is_server_group(p as i32)) else {
+            let _ = child.start_kill();
+            return Err(Error::Io(
+                "spawn: the server process ended before its id could be read".into(),
+            ));
+        };
         let pgid = pid as i32;
         let registry_key = runtime::register_group(pgid);
         let (stdin, stdout, stderr) =
@@ -230,8 +237,10 @@ impl StdioTransport {
                 outbox: VecDeque::new(),
                 front_written: 0,
                 stdin: Some(stdin.as_raw_fd()),
+                broken: None,
             }),
             backlog: AtomicBool::new(false),
+            broken: AtomicBool::new(false),
             wake: Notify::new(),
             sink: sink.clone(),
             reader: Mutex::new(LineDecoder::new(self.config.max_message_bytes)),

@@ -25,8 +25,12 @@ enum Ending {
     Requested,
     /// The handle was dropped: close without reporting.
     Dropped,
-    /// The process exited, or stdout ended or failed.
-    OnItsOwn { exit: Option<ExitStatus> },
+    /// The process exited, stdout ended or failed, or stdin broke (`cause`: reported to
+    /// `onError` once, instead of the exit).
+    OnItsOwn {
+        exit: Option<ExitStatus>,
+        cause: Option<Error>,
+    },
 }
 
 /// What one read of stdout gave.
@@ -120,7 +124,7 @@ impl Owner {
                 self.shared.sink.emit(Event::Closed(None));
             }
             Ending::Dropped => self.shutdown().await,
-            Ending::OnItsOwn { exit } => self.ended_on_its_own(exit).await,
+            Ending::OnItsOwn { exit, cause } => self.ended_on_its_own(exit, cause).await,
         }
         runtime::unregister_group(self.registry_key);
     }
@@ -152,6 +156,16 @@ impl Owner {
             if self.stdout.is_none() && self.shared.stdout_eof.load(Ordering::Acquire) {
                 return self.ended(None); // the caller reached the end of stdout
             }
+            if self.shared.broken.load(Ordering::Acquire) {
+                // Stdin broke: nothing can reach the server any more. End the connection now,
+                // rather than let every request wait out its deadline.
+                let err = self.shared.out().broken.take();
+                let cause = Error::Io(match err {
+                    Some(e) => format!("write {}", crate::error::errno_name(&e)),
+                    None => "write failed".into(),
+                });
+                return self.ended_because(None, Some(cause));
+            }
             let backlog = self.shared.backlog.load(Ordering::Acquire);
             if deadline != timer_at {
                 timer_at = deadline;
@@ -178,7 +192,7 @@ impl Owner {
                     self.shared.write_with(|w| {
                         match ready {
                             Ok(()) => w.flush(),
-                            Err(_) => w.close(),
+                            Err(e) => w.break_with(e),
                         }
                         false
                     });
@@ -195,13 +209,18 @@ impl Owner {
 
     /// Marks the connection ended (no more requests) and says how.
     fn ended(&self, exit: Option<ExitStatus>) -> Ending {
+        self.ended_because(exit, None)
+    }
+
+    /// [`Owner::ended`] with the error that ended it, when it was not the process's own doing.
+    fn ended_because(&self, exit: Option<ExitStatus>, cause: Option<Error>) -> Ending {
         let mut table = self.shared.table();
         match table.state {
             State::Closing => Ending::Requested,
             State::Dropped => Ending::Dropped,
             _ => {
                 table.state = State::Ended;
-                Ending::OnItsOwn { exit }
+                Ending::OnItsOwn { exit, cause }
             }
         }
     }
@@ -230,8 +249,9 @@ impl Owner {
         self.shared.sink.emit_all(events);
     }
 
-    /// The process exited or its stdout ended: collect what it said last, report, clean up.
-    async fn ended_on_its_own(&mut self, exit: Option<ExitStatus>) {
+    /// The process exited, its stdout ended or its stdin broke: collect what it said last,
+    /// report (`cause`, when given, is the one error `onError` gets), clean up.
+    async fn ended_on_its_own(&mut self, exit: Option<ExitStatus>, cause: Option<Error>) {
         let deadline = tokio::time::Instant::now() + DRAIN_AFTER_EXIT;
         // Whatever the server wrote before exiting is still in the pipe: read it first (or,
         // when the caller reads stdout, wait for the caller to reach its end).
@@ -282,8 +302,10 @@ impl Owner {
             stderr: Some(stderr),
         };
         self.shared.table().pending.clear();
-        if abnormal {
-            self.shared.sink.emit(Event::Error(error.clone()));
+        match cause {
+            Some(cause) => self.shared.sink.emit(Event::Error(cause)),
+            None if abnormal => self.shared.sink.emit(Event::Error(error.clone())),
+            None => {}
         }
         self.shared.sink.emit(Event::Closed(Some(error)));
         // Then make sure nothing of the server is left: the process if stdout ended first, and

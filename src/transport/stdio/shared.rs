@@ -51,6 +51,8 @@ pub(super) struct Shared {
     pub(super) out: Mutex<Writer>,
     /// Frames are waiting in the writer's outbox (read by the owner without the lock).
     pub(super) backlog: AtomicBool,
+    /// Stdin broke ([`Writer::broken`] is set): the owner ends the connection.
+    pub(super) broken: AtomicBool,
     /// Wakes the owner: new backlog, an earlier deadline, close, end of a caller-read stdout.
     pub(super) wake: Notify,
     pub(super) sink: Arc<dyn EventSink>,
@@ -78,8 +80,12 @@ impl Shared {
         let started = f(&mut out);
         self.backlog
             .store(!out.outbox.is_empty(), Ordering::Release);
+        let broken = out.broken.is_some();
         drop(out);
-        if started {
+        if broken {
+            self.broken.store(true, Ordering::Release);
+        }
+        if started || broken {
             self.wake.notify_one();
         }
     }

@@ -22,6 +22,9 @@ pub(super) struct Writer {
     /// The raw stdin descriptor while it is open. The owner closes it only after clearing this
     /// under the lock, so no write can reach a reused descriptor.
     pub(super) stdin: Option<RawFd>,
+    /// Why stdin broke (`EPIPE`: the server closed its end), until the owner takes it to end
+    /// the connection.
+    pub(super) broken: Option<std::io::Error>,
 }
 
 impl Writer {
@@ -70,9 +73,10 @@ impl Writer {
                 match err.kind() {
                     std::io::ErrorKind::Interrupted => continue,
                     std::io::ErrorKind::WouldBlock => return,
-                    // The server closed its stdin: nothing more can be delivered.
+                    // The server closed its stdin (EPIPE) or it failed otherwise: nothing more can
+                    // be delivered. The owner ends the connection (see `Shared::write_with`).
                     _ => {
-                        self.close();
+                        self.break_with(err);
                         return;
                     }
                 }
@@ -111,6 +115,14 @@ impl Writer {
             _ if tell => self.send(None, jsonrpc::cancelled_frame(id, reason)),
             _ => false,
         }
+    }
+
+    /// Stdin failed: stops all writing and keeps the reason for the owner.
+    pub(super) fn break_with(&mut self, err: std::io::Error) {
+        if self.stdin.is_some() && self.broken.is_none() {
+            self.broken = Some(err);
+        }
+        self.close();
     }
 
     /// Stops all writing (stdin closed or broken).
