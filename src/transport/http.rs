@@ -1,13 +1,14 @@
-//! The Streamable HTTP transport (SPEC 3.3), first slice: POST per message with the exact header
-//! rules, session capture, JSON and SSE replies (notifications and server→client requests on the
-//! way), the whole-exchange deadline, caller cancellation that drops the stream at once,
-//! `notifications/cancelled`, session-expiry detection, DELETE on close, pooled keep-alive
-//! connections. Not yet: SSE resume with `Last-Event-ID`, the GET listener, the legacy HTTP+SSE
-//! fallback of `type: "sse"`.
+//! The Streamable HTTP transport (SPEC 3.3): POST per message with the exact header rules,
+//! session capture, JSON and SSE replies (notifications and server→client requests on the way),
+//! the whole-exchange deadline (moved by progress, SPEC 3.4), caller cancellation that drops the
+//! stream at once, `notifications/cancelled`, session-expiry detection, SSE resume with
+//! `GET` + `Last-Event-ID`, the GET listener, the legacy HTTP+SSE fallback of `type: "sse"`,
+//! DELETE on close (and when the handle is dropped), pooled keep-alive connections.
 //!
 //! Every request runs as its own task on the crate's runtime and reports through the same
 //! [`EventSink`] as the stdio transport; in-flight tasks are kept by id so that a cancel or a close
-//! can abort them (which closes their HTTP stream).
+//! can abort them (which closes their HTTP stream). Whatever a task registers before an `.await`
+//! (a movable deadline, a legacy waiter) is removed by a guard, so an aborted task leaves nothing.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -89,8 +90,6 @@ struct Inner {
     legacy: Mutex<Option<Arc<Legacy>>>,
 }
 
-/// The legacy (2024-11-05) HTTP+SSE connection: messages are POSTed to `endpoint`; every answer
-/// and notification comes on the GET stream, read by `reader`.
 /// A running exchange: its task, and whether giving up on it tells the server.
 struct Inflight {
     handle: AbortHandle,
@@ -98,6 +97,8 @@ struct Inflight {
     cancellable: bool,
 }
 
+/// The legacy (2024-11-05) HTTP+SSE connection: messages are POSTed to `endpoint`; every answer
+/// and notification comes on the GET stream, read by `reader`.
 struct Legacy {
     endpoint: reqwest::Url,
     waiters: Mutex<HashMap<u64, tokio::sync::oneshot::Sender<Outcome>>>,
@@ -190,10 +191,16 @@ impl HttpTransport {
         let is_initialize = method_json == "\"initialize\"";
         let frame = jsonrpc::request_frame_json(id, method_json, params);
         let deadline = Deadline::new(timeout_ms, progress);
-        if progress.is_some() {
+        // Removed when the exchange ends or its task is aborted (even before its first poll).
+        let movable = progress.map(|_| {
             lock(&inner.deadlines).insert(id, deadline.clone());
-        }
+            DeadlineEntry {
+                inner: inner.clone(),
+                id,
+            }
+        });
         self.spawn_tracked(id, !is_initialize, async move {
+            let _movable = movable;
             let outcome = inner
                 .clone()
                 .exchange(id, frame, deadline, is_initialize)
@@ -201,7 +208,6 @@ impl HttpTransport {
             if is_initialize {
                 inner.note_protocol_version(&outcome);
             }
-            lock(&inner.deadlines).remove(&id);
             inner.finish(id, outcome);
         });
         Ok(())
@@ -277,38 +283,19 @@ impl HttpTransport {
     /// Closes: aborts every exchange, sends DELETE for the session (bounded by the timeout,
     /// outcome ignored), then reports [`Event::Closed`]`(None)`. False when not connected.
     pub fn close(&self) -> bool {
-        if !self.inner.open.swap(false, Ordering::AcqRel) {
-            return false;
+        self.inner.shut_down(true)
+    }
+
+    /// Counts of what the transport tracks (in-flight exchanges, movable deadlines, legacy
+    /// waiters), for tests that check nothing is left behind.
+    pub fn stats(&self) -> HttpStats {
+        HttpStats {
+            inflight: lock(&self.inner.inflight).len(),
+            deadlines: lock(&self.inner.deadlines).len(),
+            waiters: lock(&self.inner.legacy)
+                .as_ref()
+                .map_or(0, |l| lock(&l.waiters).len()),
         }
-        if let Some((_, task)) = lock(&self.inner.listener).take() {
-            task.abort();
-        }
-        self.inner.stop_legacy();
-        for (_, task) in lock(&self.inner.inflight).drain() {
-            task.handle.abort();
-        }
-        let inner = self.inner.clone();
-        runtime::runtime().spawn(async move {
-            let session = lock(&inner.session).take();
-            if let Some(session) = session {
-                let mut headers = inner.headers.clone().unwrap_or_default();
-                if let Ok(v) = HeaderValue::from_str(&session) {
-                    headers.insert("mcp-session-id", v);
-                }
-                let req = inner
-                    .client
-                    .delete(&inner.config.url)
-                    .headers(headers)
-                    .send();
-                let _ = tokio::time::timeout(
-                    Duration::from_millis(inner.config.timeout_ms.min(MAX_TIMEOUT_MS)),
-                    req,
-                )
-                .await;
-            }
-            inner.sink.emit(Event::Closed(None));
-        });
-        true
     }
 
     fn check_open(&self) -> Result<(), Error> {
@@ -337,11 +324,47 @@ impl HttpTransport {
     }
 }
 
+/// See [`HttpTransport::stats`].
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct HttpStats {
+    /// Exchanges (requests, notifications) still running.
+    pub inflight: usize,
+    /// Deadlines that progress may move, still registered.
+    pub deadlines: usize,
+    /// Legacy-protocol requests still waiting for their answer on the stream.
+    pub waiters: usize,
+}
+
 impl Drop for HttpTransport {
+    /// Dropped without `close()` (a host that forgot its client): the same guarantee as stdio —
+    /// every task of this transport ends (exchanges, the GET listener, the legacy reader) and the
+    /// session gets its best-effort DELETE. Nothing is reported: nobody is listening.
     fn drop(&mut self) {
-        for (_, task) in lock(&self.inner.inflight).drain() {
-            task.handle.abort();
-        }
+        self.inner.shut_down(false);
+    }
+}
+
+/// Removes a movable deadline from [`Inner::deadlines`] when its exchange ends or is aborted.
+struct DeadlineEntry {
+    inner: Arc<Inner>,
+    id: u64,
+}
+
+impl Drop for DeadlineEntry {
+    fn drop(&mut self) {
+        lock(&self.inner.deadlines).remove(&self.id);
+    }
+}
+
+/// Removes a legacy waiter when its request ends or is aborted.
+struct WaiterEntry<'a> {
+    legacy: &'a Legacy,
+    id: u64,
+}
+
+impl Drop for WaiterEntry<'_> {
+    fn drop(&mut self) {
+        lock(&self.legacy.waiters).remove(&self.id);
     }
 }
 
@@ -397,6 +420,49 @@ struct Reply<'a> {
 type Outcome = Result<Option<Box<RawValue>>, Error>;
 
 impl Inner {
+    /// Ends the connection: stops the listener and the legacy reader, aborts every exchange,
+    /// sends DELETE for the session (bounded by the timeout, outcome ignored), then, when
+    /// `report`, emits [`Event::Closed`]`(None)`. False when not connected.
+    fn shut_down(self: &Arc<Self>, report: bool) -> bool {
+        if !self.open.swap(false, Ordering::AcqRel) {
+            return false;
+        }
+        if let Some((_, task)) = lock(&self.listener).take() {
+            task.abort();
+        }
+        self.stop_legacy();
+        for (_, task) in lock(&self.inflight).drain() {
+            task.handle.abort();
+        }
+        let session = lock(&self.session).take();
+        if session.is_none() && !report {
+            return true;
+        }
+        let inner = self.clone();
+        runtime::runtime().spawn(async move {
+            if let Some(session) = session {
+                let mut headers = inner.headers.clone().unwrap_or_default();
+                if let Ok(v) = HeaderValue::from_str(&session) {
+                    headers.insert("mcp-session-id", v);
+                }
+                let req = inner
+                    .client
+                    .delete(&inner.config.url)
+                    .headers(headers)
+                    .send();
+                let _ = tokio::time::timeout(
+                    Duration::from_millis(inner.config.timeout_ms.min(MAX_TIMEOUT_MS)),
+                    req,
+                )
+                .await;
+            }
+            if report {
+                inner.sink.emit(Event::Closed(None));
+            }
+        });
+        true
+    }
+
     /// Reports the outcome of exchange `id` unless it was cancelled or closed meanwhile.
     fn finish(&self, id: u64, outcome: Outcome) {
         if lock(&self.inflight).remove(&id).is_none() {
@@ -756,6 +822,7 @@ impl Inner {
     ) -> Outcome {
         let (tx, rx) = tokio::sync::oneshot::channel();
         lock(&legacy.waiters).insert(id, tx);
+        let _waiter = WaiterEntry { legacy, id };
         let outcome = deadline
             .run(async {
                 let resp = self.post(frame).await?;
@@ -763,7 +830,6 @@ impl Inner {
                 rx.await.unwrap_or_else(|_| Err(Error::closed()))
             })
             .await;
-        lock(&legacy.waiters).remove(&id);
         outcome.unwrap_or_else(|| Err(self.request_timed_out(id, is_initialize, deadline)))
     }
 

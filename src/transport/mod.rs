@@ -60,7 +60,7 @@ pub enum Event {
 }
 
 /// One outgoing request, as the binding hands it over (see `stdio::StdioTransport::send_requests`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutgoingRequest<'a> {
     /// Its id, unique for the transport's lifetime.
     pub id: u64,
