@@ -19,7 +19,8 @@ pub const CONFIG_FILE: &str = ".mcp.json";
 /// How long a `!command` config value may run before it is killed (SPEC 6.3: 10 s).
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The most stdout a `!command` may produce; more is cut off (a secret is a line, not a file).
+/// The most stdout a `!command` may produce; more is cut off and the command is killed at once
+/// (a secret is a line, not a file).
 pub const COMMAND_MAX_OUTPUT: usize = 1 << 20;
 
 /// Where a server's configuration came from (SPEC 2 `SourceMeta`).
@@ -282,8 +283,14 @@ pub async fn run_value_command(command: &str, timeout: Duration) -> Option<Strin
     let mut stdout = child.stdout.take()?;
     let run = async {
         let mut out = Vec::new();
-        let mut limited = (&mut stdout).take(COMMAND_MAX_OUTPUT as u64);
+        let mut limited = (&mut stdout).take(COMMAND_MAX_OUTPUT as u64 + 1);
         limited.read_to_end(&mut out).await.ok()?;
+        if out.len() > COMMAND_MAX_OUTPUT {
+            // Over the limit: cut, and end the run now rather than wait for a command that may
+            // never stop writing (it is killed below).
+            out.truncate(COMMAND_MAX_OUTPUT);
+            return Some(out);
+        }
         let status = child.wait().await.ok()?;
         status.success().then_some(out)
     };
@@ -419,5 +426,10 @@ mod tests {
         let started = std::time::Instant::now();
         assert_eq!(run("sleep 5; echo late", 200), None);
         assert!(started.elapsed() < Duration::from_secs(2));
+        // Output over the limit is cut and the run ends at once (`yes` never stops by itself).
+        let started = std::time::Instant::now();
+        let out = run("yes", 10_000).expect("the cut output");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        assert!(out.len() <= COMMAND_MAX_OUTPUT && out.starts_with("y\ny"));
     }
 }

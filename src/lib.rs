@@ -2,12 +2,15 @@
 //!
 //! Crate map (one line per module; the layers only talk to the layer below):
 //! - [`error`]: the one error enum; its `Display` strings are the exact JS `error.message`s.
-//! - [`jsonrpc`]: wire types — outgoing frames, incoming message classification, ids.
-//! - [`framing`]: bytes → messages without I/O (`jsonl`: the newline-delimited decoder).
-//! - [`transport`]: I/O and lifecycle — the shared pending-request core and the stdio transport.
+//! - [`jsonrpc`]: wire types — outgoing frames, incoming message classification, ids, id sniffing.
+//! - [`framing`]: bytes → messages without I/O: [`framing::jsonl`] (newline-delimited JSON, stdio)
+//!   and [`framing::sse`] (the bounded event-stream decoder, HTTP).
+//! - [`transport`]: I/O and lifecycle — events and the pending-request table they share,
+//!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
 //! - [`config`]: `.mcp.json` discovery, config validation, tool names, `!command` values.
-//! - [`runtime`]: the crate's own tokio runtime and the registry of live child processes.
-//! - `binding`: the only module that imports napi; thin convert → delegate → convert.
+//! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
+//! - `binding`: the only module that imports napi; thin convert → delegate → convert, with every
+//!   exported call guarded against panics.
 
 pub mod config;
 pub mod error;

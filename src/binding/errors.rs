@@ -1,5 +1,7 @@
 //! Rust errors → JSON descriptors `{ message, code, ...extra }`, turned into `Error`s by `core.js`.
 
+use napi::Env;
+use napi::bindgen_prelude::{JsObjectValue, ToNapiValue};
 use serde_json::{Map, Value, json};
 
 use crate::error::Error;
@@ -36,8 +38,7 @@ pub fn descriptor(error: &Error) -> Value {
             d.insert("status".into(), json!(status));
         }
         // Like Node's own spawn errors: `code` is the errno name, plus `syscall` and `path`.
-        Error::Spawn { command, errno, .. } => {
-            d.insert("code".into(), Value::String(errno.clone()));
+        Error::Spawn { command, .. } => {
             d.insert("syscall".into(), Value::String(format!("spawn {command}")));
             d.insert("path".into(), Value::String(command.clone()));
         }
@@ -49,4 +50,72 @@ pub fn descriptor(error: &Error) -> Value {
 /// The descriptor as JSON text.
 pub fn descriptor_text(error: &Error) -> String {
     descriptor(error).to_string()
+}
+
+/// A JS `Error` built from `error`'s descriptor (message, `code`, extra properties), as a napi
+/// error that throws or rejects with exactly that object.
+pub fn js_error(env: &Env, error: &Error) -> napi::Error {
+    let build = || -> napi::Result<napi::Error> {
+        let Value::Object(d) = descriptor(error) else {
+            unreachable!("descriptors are objects")
+        };
+        let mut obj = env.create_error(napi::Error::from_reason(error.to_string()))?;
+        for (key, value) in d {
+            if key != "message" {
+                obj.set_named_property(&key, value)?;
+            }
+        }
+        Ok(napi::Error::from(ToNapiValue::into_unknown(obj, env)?))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+/// The message of a caught panic.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else {
+        "a panic without a message".into()
+    }
+}
+
+/// Runs the body of an exported call: a panic inside becomes a thrown `Error` with code
+/// `MCP_INTERNAL` instead of unwinding into the host (which would abort it).
+pub fn guard<T>(env: &Env, f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => Err(js_error(env, &Error::Internal(panic_text(&*payload)))),
+    }
+}
+
+type Resolver<T> = Box<dyn FnOnce(Env) -> napi::Result<T> + Send>;
+
+/// A promise for `work`, run on the crate's runtime (no libuv worker is held while it runs). It
+/// resolves with the value, rejects with the descriptor's `Error`, and a panic inside `work`
+/// rejects with code `MCP_INTERNAL`.
+pub fn promise<'env, T, F>(
+    env: &'env Env,
+    work: F,
+) -> napi::Result<napi::bindgen_prelude::Object<'env>>
+where
+    T: napi::bindgen_prelude::ToNapiValue + Send + 'static,
+    F: std::future::Future<Output = Result<T, Error>> + Send + 'static,
+{
+    let (deferred, promise) = env.create_deferred::<T, Resolver<T>>()?;
+    let rt = crate::runtime::runtime();
+    let task = rt.spawn(work);
+    rt.spawn(async move {
+        let outcome = match task.await {
+            Ok(outcome) => outcome,
+            Err(join) if join.is_panic() => Err(Error::Internal(panic_text(&*join.into_panic()))),
+            Err(_) => Err(Error::Internal("the task was cancelled".into())),
+        };
+        deferred.resolve(Box::new(move |env: Env| match outcome {
+            Ok(value) => Ok(value),
+            Err(error) => Err(js_error(&env, &error)),
+        }));
+    });
+    Ok(promise)
 }

@@ -6,117 +6,185 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::errors::descriptor_text;
+use super::convert::{as_id, http_config, millis};
+use super::errors::{descriptor_text, guard};
+use super::reply_outcome;
 use super::sink::BatchSink;
-use super::{as_id, millis, parse_request_line, reply_outcome};
-use crate::transport::http::{HttpConfig, HttpTransport};
+use super::stdio::read_batch;
+use crate::transport::EventSink;
+use crate::transport::http::HttpTransport;
 
 /// Low-level HTTP transport. Use `HttpTransport` from the package root instead.
 #[napi]
 pub struct NativeHttp {
-    inner: HttpTransport,
+    /// Built by the first `connect` (and again by a `connect` after `close`, so a changed config
+    /// is honoured).
+    inner: Option<HttpTransport>,
     sink: Arc<BatchSink>,
 }
 
 #[napi]
 impl NativeHttp {
-    /// `configJson`: `{ url, headers: [[name, value]…], timeoutMs, maxMessageBytes }`;
     /// `onEvents(batch)` as for `NativeStdio`.
     #[napi(constructor)]
-    pub fn new(
-        config_json: String,
-        on_events: Function<'_, String, Unknown<'static>>,
-    ) -> Result<Self> {
-        let config: HttpConfig = serde_json::from_str(&config_json)
-            .map_err(|e| Error::from_reason(format!("Invalid config: {e}")))?;
-        let sink = BatchSink::new(on_events)?;
-        let inner = HttpTransport::new(config, sink.clone())
-            .map_err(|e| Error::from_reason(e.to_string()))?;
-        Ok(NativeHttp { inner, sink })
+    pub fn new(env: Env, on_events: Function<'_, String, Unknown<'static>>) -> Result<Self> {
+        guard(&env, || {
+            Ok(NativeHttp {
+                inner: None,
+                sink: BatchSink::new(on_events)?,
+            })
+        })
     }
 
-    /// Marks the transport connected (no I/O).
+    /// Marks the transport connected (no I/O) with `configJson` (`{ type, url, headers,
+    /// timeout, maxMessageBytes }`). Returns `null`, or an error descriptor when the config is
+    /// invalid.
     #[napi]
-    pub fn connect(&self) {
-        self.inner.connect();
+    pub fn connect(&mut self, env: Env, config_json: String) -> Result<Option<String>> {
+        guard(&env, || {
+            let config = match http_config(&config_json) {
+                Ok(c) => c,
+                Err(e) => return Ok(Some(descriptor_text(&e))),
+            };
+            let transport = match HttpTransport::new(config, self.sink.clone()) {
+                Ok(t) => t,
+                Err(e) => return Ok(Some(descriptor_text(&e))),
+            };
+            transport.connect();
+            self.inner = Some(transport);
+            Ok(None)
+        })
     }
 
     /// Sends the requests of one JS tick (same line format as `NativeStdio.sendRequests`).
     #[napi]
-    pub fn send_requests(&self, batch: String) -> bool {
-        batch
-            .split_terminator('\n')
-            .filter_map(parse_request_line)
-            .all(|r| {
-                self.inner
+    pub fn send_requests(&self, env: Env, batch: String) -> Result<bool> {
+        guard(&env, || {
+            let Some(inner) = &self.inner else {
+                return Ok(false);
+            };
+            let (requests, failed) = read_batch(&batch);
+            self.sink.emit_all(failed);
+            Ok(requests.iter().all(|r| {
+                inner
                     .request(r.id, r.method_json, r.params, r.timeout_ms, r.progress)
                     .is_ok()
-            })
+            }))
+        })
     }
 
     /// Sends a notification as exchange `id`; its outcome is reported for `id`.
     #[napi]
     pub fn notify(
         &self,
+        env: Env,
         id: f64,
         method: String,
         params: Option<String>,
         timeout_ms: f64,
-    ) -> Option<String> {
-        self.inner
-            .notify(as_id(id), &method, params.as_deref(), millis(timeout_ms))
-            .err()
-            .map(|e| descriptor_text(&e))
+    ) -> Result<Option<String>> {
+        guard(&env, || {
+            let Some(inner) = &self.inner else {
+                return Ok(Some(descriptor_text(&crate::error::Error::NotConnected)));
+            };
+            Ok(inner
+                .notify(as_id(id), &method, params.as_deref(), millis(timeout_ms))
+                .err()
+                .map(|e| descriptor_text(&e)))
+        })
     }
 
     /// Starts the GET listener; its end is reported as a response for `id`. False when not
     /// connected or already listening.
     #[napi]
-    pub fn start_listener(&self, id: f64) -> bool {
-        self.inner.start_listener(as_id(id))
+    pub fn start_listener(&self, env: Env, id: f64) -> Result<bool> {
+        guard(&env, || {
+            Ok(self
+                .inner
+                .as_ref()
+                .is_some_and(|t| t.start_listener(as_id(id))))
+        })
     }
 
     /// Abandons exchange `id` (its stream is closed) and tells the server why.
     #[napi]
-    pub fn cancel(&self, id: f64, reason: String) {
-        self.inner.cancel(as_id(id), &reason);
+    pub fn cancel(&self, env: Env, id: f64, reason: String) -> Result<()> {
+        guard(&env, || {
+            if let Some(t) = &self.inner {
+                t.cancel(as_id(id), &reason);
+            }
+            Ok(())
+        })
     }
 
     /// Answers a server→client request (as for `NativeStdio.reply`).
     #[napi]
-    pub fn reply(&self, id: String, result: Option<String>, error: Option<String>) -> bool {
-        self.inner
-            .reply(&id, reply_outcome(&result, &error))
-            .is_ok()
+    pub fn reply(
+        &self,
+        env: Env,
+        id: String,
+        result: Option<String>,
+        error: Option<String>,
+    ) -> Result<bool> {
+        guard(&env, || {
+            Ok(self
+                .inner
+                .as_ref()
+                .is_some_and(|t| t.reply(&id, reply_outcome(&result, &error)).is_ok()))
+        })
     }
 
     /// Closes (DELETE of the session, bounded); a `closed` event follows. False when not open.
     #[napi]
-    pub fn close(&self) -> bool {
-        self.inner.close()
+    pub fn close(&self, env: Env) -> Result<bool> {
+        guard(&env, || {
+            Ok(self.inner.as_ref().is_some_and(HttpTransport::close))
+        })
     }
 
     /// Switches delivery of server→client requests (`stderr` is ignored: HTTP has none).
     #[napi]
-    pub fn set_listeners(&self, _stderr: bool, requests: bool) {
-        self.inner.set_request_listener(requests);
+    pub fn set_listeners(&self, env: Env, _stderr: bool, requests: bool) -> Result<()> {
+        guard(&env, || {
+            if let Some(t) = &self.inner {
+                t.set_request_listener(requests);
+            }
+            Ok(())
+        })
     }
 
     /// Keeps the event loop alive (`true`) while something waits for this transport.
     #[napi]
     pub fn hold(&self, env: Env, on: bool) -> Result<()> {
-        self.sink.hold(&env, on)
+        guard(&env, || self.sink.hold(&env, on))
     }
 
     /// The session id the server gave, if any.
     #[napi(getter)]
-    pub fn session_id(&self) -> Option<String> {
-        self.inner.session_id()
+    pub fn session_id(&self, env: Env) -> Result<Option<String>> {
+        guard(&env, || {
+            Ok(self.inner.as_ref().and_then(HttpTransport::session_id))
+        })
     }
 
     /// The negotiated protocol version, once `initialize` succeeded.
     #[napi(getter)]
-    pub fn protocol_version(&self) -> Option<String> {
-        self.inner.protocol_version()
+    pub fn protocol_version(&self, env: Env) -> Result<Option<String>> {
+        guard(&env, || {
+            Ok(self
+                .inner
+                .as_ref()
+                .and_then(HttpTransport::protocol_version))
+        })
+    }
+
+    /// `{ inflight, deadlines, waiters }` as JSON: what the transport still tracks (tests check
+    /// that aborted work leaves nothing behind).
+    #[napi]
+    pub fn stats(&self, env: Env) -> Result<String> {
+        guard(&env, || {
+            let stats = self.inner.as_ref().map(HttpTransport::stats);
+            Ok(serde_json::to_string(&stats.unwrap_or_default()).unwrap_or_default())
+        })
     }
 }
