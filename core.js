@@ -37,27 +37,108 @@ function methodNotFound() {
   return Object.assign(new Error('Method not found'), { rpcCode: -32601 })
 }
 
-/** `config.timeout ?? 30000` in milliseconds, never negative (SPEC 3.1). */
-function timeoutOf(config) {
-  const t = config?.timeout
-  return t === undefined || t === null ? DEFAULT_TIMEOUT : Math.max(0, Number(t))
+function invalidConfig(field, what) {
+  return makeError({ message: `Invalid config: "${field}" ${what}`, code: 'MCP_INVALID_CONFIG' })
 }
 
-/** Runs a user callback of `owner`; a throw goes to `owner.onError`, never to the host. */
+function invalidParams(what) {
+  return makeError({ message: `Invalid params: ${what}`, code: 'MCP_INVALID_PARAMS' })
+}
+
+/**
+ * `config.timeout ?? 30000` in milliseconds (SPEC 3.1). Anything but a non-negative number is a
+ * config error naming the field. Rounding happens once, in Rust (binding/convert.rs).
+ */
+function timeoutOf(config) {
+  const t = config?.timeout
+  if (t === undefined || t === null) return DEFAULT_TIMEOUT
+  if (typeof t !== 'number' || Number.isNaN(t) || t < 0) throw invalidConfig('timeout', 'must be a non-negative number')
+  return t
+}
+
+/** A config object as JSON for Rust; non-finite numbers travel as text, so Rust can name them. */
+function configJson(config) {
+  return JSON.stringify(config, (_key, value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : value))
+}
+
+/** `String(value)` that never throws (a null-prototype object has no `toString`). */
+function safeString(value) {
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
+/** `value` as an Error: itself, or an Error that says what was thrown (and keeps it as `cause`). */
+function toError(value) {
+  if (value instanceof Error) return value
+  return new Error(`A callback threw a non-Error value: ${safeString(value)}`, { cause: value })
+}
+
+/** Tells `owner.onError` of `err`, unless the failing callback was onError itself. */
+function reportTo(owner, failed, err) {
+  const onError = owner?.onError
+  if (typeof onError !== 'function' || failed === onError) return
+  try {
+    swallow(onError.call(owner, toError(err)))
+  } catch {
+    // onError itself threw: nothing sensible is left to tell.
+  }
+}
+
+/** A rejection of `value`, if it is a promise, goes nowhere (instead of to the host). */
+function swallow(value) {
+  if (value && typeof value.then === 'function') {
+    try {
+      value.then(undefined, () => {})
+    } catch {
+      // a thenable whose `then` throws
+    }
+  }
+}
+
+/**
+ * Runs a user callback of `owner`; a throw, or a rejection of the promise it returns, goes to
+ * `owner.onError` — never to the host as an uncaught exception or unhandled rejection.
+ */
 function callGuarded(owner, fn, ...args) {
   if (typeof fn !== 'function') return undefined
+  let out
   try {
-    return fn(...args)
+    out = fn(...args)
   } catch (err) {
-    if (fn !== owner.onError && typeof owner.onError === 'function') {
-      try {
-        owner.onError(err)
-      } catch {
-        // onError itself threw: nothing sensible is left to tell.
-      }
-    }
+    reportTo(owner, fn, err)
     return undefined
   }
+  if (out && typeof out.then === 'function') {
+    try {
+      out.then(undefined, (err) => reportTo(owner, fn, err))
+    } catch (err) {
+      reportTo(owner, fn, err)
+    }
+  }
+  return out
+}
+
+/** The JSON-RPC error object a request handler's failure becomes (SPEC 3.1); never throws. */
+function errorReply(owner, err) {
+  if (!(err instanceof Error) && !(err && typeof err === 'object' && typeof err.message === 'string')) {
+    // A thrown string, undefined, a null-prototype object...: answered, and reported.
+    reportTo(owner, undefined, err)
+    return JSON.stringify({ code: -32603, message: `Request handler failed: ${safeString(err)}` })
+  }
+  const code = Number.isInteger(err.rpcCode) ? err.rpcCode : Number.isInteger(err.code) ? err.code : -32603
+  const error = { code, message: safeString(err.message) || 'Internal error' }
+  if (err.data !== undefined) {
+    try {
+      const data = JSON.stringify(err.data)
+      if (data !== undefined) error.data = err.data
+    } catch (e) {
+      reportTo(owner, undefined, e)
+    }
+  }
+  return JSON.stringify(error)
 }
 
 let exitHookInstalled = false
@@ -129,6 +210,7 @@ class NativeTransport {
     this._onRequest = undefined
     this._connected = false
     this._pending = new Map()
+    this._signals = new Map() // AbortSignal → { ids, onAbort }
     this._holds = 0
     this._closing = null
     this._closeDone = null
@@ -204,17 +286,16 @@ class NativeTransport {
     const onProgress = options && typeof options.onProgress === 'function' ? options.onProgress : undefined
     const reset = !!options?.resetTimeoutOnProgress
     let body
+    let deadline
     try {
-      let p = params ?? {}
-      if (onProgress || reset) p = { ...p, _meta: { ...(p._meta || {}), progressToken: id } }
-      body = JSON.stringify(p)
+      body = paramsJson(params, onProgress || reset ? id : undefined)
+      deadline = String(timeoutOf(options && options.timeout !== undefined ? options : this.config))
+      if (reset) {
+        const max = options.maxTotalTimeout
+        deadline += `r${max === undefined || max === null ? '' : timeoutOf({ timeout: max })}`
+      }
     } catch (e) {
       return Promise.reject(e)
-    }
-    let deadline = String(timeoutOf(options && options.timeout !== undefined ? options : this.config))
-    if (reset) {
-      const max = options.maxTotalTimeout
-      deadline += `r${max === undefined || max === null ? '' : Math.max(0, Number(max))}`
     }
     // Requests made in the same tick go to Rust together: one call, one write.
     this._queue.push(id, deadline, JSON.stringify(String(method)), body)
@@ -223,19 +304,47 @@ class NativeTransport {
       queueMicrotask(this._flush)
     }
     return new Promise((resolve, reject) => {
-      const entry = { resolve, reject, signal, onAbort: undefined, queued: true, onProgress }
-      if (signal) {
-        entry.onAbort = () => {
-          if (!this._settle(id)) return
-          // Still queued: it is simply never sent. Sent: Rust tells the server.
-          if (!entry.queued) this._native.cancel(id, reasonText(signal.reason))
-          reject(signal.reason)
-        }
-        signal.addEventListener('abort', entry.onAbort, { once: true })
-      }
+      const entry = { resolve, reject, signal, queued: true, onProgress }
       this._pending.set(id, entry)
+      if (signal) this._watch(signal, id)
       this._hold()
     })
+  }
+
+  // One abort listener per signal per transport, however many requests share it (an agent
+  // passes one turn-wide signal to parallel tool calls); removed when the last of them settles.
+  _watch(signal, id) {
+    let watched = this._signals.get(signal)
+    if (!watched) {
+      watched = { ids: new Set(), onAbort: () => this._aborted(signal) }
+      this._signals.set(signal, watched)
+      signal.addEventListener('abort', watched.onAbort, { once: true })
+    }
+    watched.ids.add(id)
+  }
+
+  _unwatch(signal, id) {
+    const watched = this._signals.get(signal)
+    if (!watched) return
+    watched.ids.delete(id)
+    if (watched.ids.size === 0) {
+      this._signals.delete(signal)
+      signal.removeEventListener('abort', watched.onAbort)
+    }
+  }
+
+  _aborted(signal) {
+    const watched = this._signals.get(signal)
+    if (!watched) return
+    this._signals.delete(signal)
+    const reason = signal.reason
+    for (const id of [...watched.ids]) {
+      const entry = this._settle(id)
+      if (!entry) continue
+      // Still queued: it is simply never sent. Sent: Rust tells the server.
+      if (!entry.queued) this._native.cancel(id, reasonText(reason))
+      entry.reject(reason)
+    }
   }
 
   _flushNow() {
@@ -266,7 +375,7 @@ class NativeTransport {
     const entry = this._pending.get(id)
     if (!entry) return undefined
     this._pending.delete(id)
-    if (entry.signal) entry.signal.removeEventListener('abort', entry.onAbort)
+    if (entry.signal) this._unwatch(entry.signal, id)
     if (!entry.unheld) this._release()
     return entry
   }
@@ -371,22 +480,47 @@ class NativeTransport {
     if (wasConnected) this._emitClose()
   }
 
+  /** Answers a server→client request. Whatever the handler does, the server gets an answer
+   * (`-32603` when it cannot be sent as given) and nothing escapes to the host. */
   async _answer(id, method, params) {
-    const idText = JSON.stringify(id)
-    const handler = this._onRequest
     let result
+    let error
     try {
+      const handler = this._onRequest
       if (typeof handler !== 'function') throw methodNotFound()
-      result = await handler(method, params)
+      const value = await handler(method, params)
+      try {
+        result = JSON.stringify(value ?? {}) ?? '{}'
+      } catch (err) {
+        reportTo(this, undefined, err)
+        error = JSON.stringify({ code: -32603, message: `Request handler's answer could not be sent: ${safeString(err?.message)}` })
+      }
     } catch (err) {
-      const code = err && Number.isInteger(err.rpcCode) ? err.rpcCode : err && Number.isInteger(err.code) ? err.code : -32603
-      const error = { code, message: err?.message || String(err) }
-      if (err && err.data !== undefined) error.data = err.data
-      this._native.reply(idText, null, JSON.stringify(error))
-      return
+      error = errorReply(this, err)
     }
-    this._native.reply(idText, JSON.stringify(result ?? {}), null)
+    try {
+      this._native.reply(JSON.stringify(id), error === undefined ? result : null, error ?? null)
+    } catch (err) {
+      reportTo(this, undefined, err)
+    }
   }
+}
+
+/** Request params as JSON: an object (or array) or nothing; `progressToken` set when given. */
+function paramsJson(params, progressToken) {
+  if (params !== undefined && params !== null && typeof params !== 'object') {
+    throw invalidParams(`must be an object, not ${typeof params}`)
+  }
+  let p = params ?? {}
+  if (progressToken !== undefined) p = { ...p, _meta: { ...(p._meta || {}), progressToken } }
+  let body
+  try {
+    body = JSON.stringify(p)
+  } catch (err) {
+    throw invalidParams(safeString(err?.message))
+  }
+  if (typeof body !== 'string' || (body[0] !== '{' && body[0] !== '[')) throw invalidParams('must serialize to a JSON object')
+  return body
 }
 
 /**
@@ -422,23 +556,22 @@ class StdioTransport extends NativeTransport {
     if (this._closing) await this._closing
     if (this._connected) return
     const c = this.config || {}
+    timeoutOf(c) // a config error, rather than a surprise at the first request
+    if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')
+    // Rust checks and converts every field (binding/convert.rs); only the environment is merged here.
     const config = {
       command: c.command,
-      args: Array.isArray(c.args) ? c.args.map(String) : [],
-      env: Object.entries({ ...process.env, ...(c.env || {}) })
-        .filter(([, v]) => v !== undefined && v !== null)
-        .map(([k, v]) => [k, String(v)]),
-    }
-    if (c.cwd !== undefined && c.cwd !== null) config.cwd = String(c.cwd)
-    if (c.maxMessageBytes !== undefined) config.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
-    if (c.killGraceMs !== undefined) config.killGraceMs = Math.max(0, Math.floor(Number(c.killGraceMs)))
-    if (typeof config.command !== 'string') {
-      throw makeError({ message: 'Invalid config: "command" must be a string', code: 'MCP_INVALID_CONFIG' })
+      args: c.args,
+      env: { ...process.env, ...c.env },
+      cwd: c.cwd,
+      timeout: c.timeout,
+      maxMessageBytes: c.maxMessageBytes,
+      killGraceMs: c.killGraceMs,
     }
     config.callerReadsStdout = JS_READER
     installExitHook()
     this._syncListeners()
-    const err = this._native.connect(JSON.stringify(config))
+    const err = this._native.connect(configJson(config))
     if (err) throw makeError(err)
     if (JS_READER) attachReader(this, this._native.takeStdoutFd())
     this._connected = true
@@ -446,7 +579,7 @@ class StdioTransport extends NativeTransport {
 
   async notify(method, params) {
     if (!this._connected) throw notConnected()
-    const body = JSON.stringify(params ?? {})
+    const body = paramsJson(params)
     if (!this._native.notify(String(method), body)) throw transportClosed()
   }
 }
@@ -457,13 +590,8 @@ class StdioTransport extends NativeTransport {
 class HttpTransport extends NativeTransport {
   constructor(config) {
     super(config)
-    const c = config || {}
-    this.url = c.url
-    const headers = Object.entries(c.headers || {}).map(([k, v]) => [k, String(v)])
-    const t = timeoutOf(c)
-    const spec = { url: String(c.url), headers, timeoutMs: Number.isFinite(t) ? t : DEFAULT_TIMEOUT, legacyFallback: c.type === 'sse' }
-    if (c.maxMessageBytes !== undefined) spec.maxMessageBytes = Math.max(0, Math.floor(Number(c.maxMessageBytes)))
-    this._native = new native.NativeHttp(JSON.stringify(spec), this._eventHandler())
+    this.url = config?.url
+    this._native = new native.NativeHttp(this._eventHandler())
   }
 
   /**
@@ -482,7 +610,7 @@ class HttpTransport extends NativeTransport {
         this._listening = false
         resolve()
       }
-      this._pending.set(id, { resolve: done, reject: done, signal: undefined, onAbort: undefined, queued: false, unheld: !keepAlive })
+      this._pending.set(id, { resolve: done, reject: done, signal: undefined, queued: false, unheld: !keepAlive })
       if (keepAlive) this._hold()
       this._listening = true
       if (!this._native.startListener(id)) {
@@ -506,23 +634,29 @@ class HttpTransport extends NativeTransport {
     if (this._connected) return
     if (this._closing) await this._closing
     if (this._connected) return
+    const c = this.config || {}
+    timeoutOf(c)
+    const err = this._native.connect(
+      configJson({ type: c.type, url: c.url, headers: c.headers, timeout: c.timeout, maxMessageBytes: c.maxMessageBytes }),
+    )
+    if (err) throw makeError(err)
     this._syncListeners()
-    this._native.connect()
     this._connected = true
   }
 
   notify(method, params) {
     if (!this._connected) return Promise.reject(notConnected())
     let body
+    let timeout
     try {
-      body = JSON.stringify(params ?? {})
+      body = paramsJson(params)
+      timeout = timeoutOf(this.config)
     } catch (e) {
       return Promise.reject(e)
     }
-    const timeout = timeoutOf(this.config)
     const id = this._nextId++
     return new Promise((resolve, reject) => {
-      this._pending.set(id, { resolve: () => resolve(), reject, signal: undefined, onAbort: undefined, queued: false })
+      this._pending.set(id, { resolve: () => resolve(), reject, signal: undefined, queued: false })
       this._hold()
       const err = this._native.notify(id, String(method), body, timeout)
       if (err) {
@@ -556,3 +690,7 @@ exports.transportClosed = transportClosed
 exports.methodNotFound = methodNotFound
 exports.timeoutOf = timeoutOf
 exports.callGuarded = callGuarded
+exports.invalidConfig = invalidConfig
+exports.toError = toError
+exports.swallow = swallow
+exports.safeString = safeString

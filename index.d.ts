@@ -222,13 +222,31 @@ export interface MCPToolWithServer {
   tool: MCPToolDefinition
 }
 
+/** The stable `code` of the package's errors ([beyond]); a failed spawn has the OS error name (`ENOENT`). */
+export type MCPErrorCode =
+  | 'MCP_TIMEOUT'
+  | 'MCP_TRANSPORT_CLOSED'
+  | 'MCP_NOT_CONNECTED'
+  | 'MCP_RPC_ERROR'
+  | 'MCP_MESSAGE_TOO_LARGE'
+  | 'MCP_HTTP_ERROR'
+  | 'MCP_SESSION_EXPIRED'
+  | 'MCP_NO_RESPONSE'
+  | 'MCP_PARSE_ERROR'
+  | 'MCP_IO_ERROR'
+  | 'MCP_UNSUPPORTED_PROTOCOL'
+  | 'MCP_INVALID_CONFIG'
+  | 'MCP_INVALID_PARAMS'
+  | 'MCP_INTERNAL'
+
 /**
  * Errors are plain `Error`s; these optional members say more. [beyond]
- * `code`: `MCP_TIMEOUT`, `MCP_TRANSPORT_CLOSED`, `MCP_NOT_CONNECTED`, `MCP_RPC_ERROR`,
- * `MCP_MESSAGE_TOO_LARGE`, or the OS error name (`ENOENT`) for a failed spawn.
+ * `code`: one of {@link MCPErrorCode}, or the OS error name (`ENOENT`, `EACCES`) for a failed
+ * spawn. `MCP_INVALID_CONFIG` messages name the field; `MCP_INTERNAL` is a defect of this
+ * package caught at its boundary (a Rust panic), never a crash of the host.
  */
 export interface MCPError extends Error {
-  code?: string
+  code?: MCPErrorCode | (string & {})
   /** JSON-RPC `error.code`. */
   rpcCode?: number
   /** JSON-RPC `error.data`. */

@@ -7,7 +7,7 @@
 const os = require('node:os')
 const native = require('./native.js')
 const { MCPClient, listTools, callTool } = require('./client.js')
-const { makeError } = require('./core.js')
+const { makeError, safeString, swallow, timeoutOf } = require('./core.js')
 
 /** How long `connectServers` waits before answering with cached tools for slow servers. */
 const STARTUP_GATE_MS = 250
@@ -18,8 +18,30 @@ const COMMAND_TIMEOUT_MS = 10000
 
 const silentLogger = { error() {}, warn() {}, debug() {} }
 
+/** The injected logger, made safe: a logger that throws or rejects never reaches the host. */
+function safeLogger(logger) {
+  const call = (level) => (...args) => {
+    try {
+      const fn = logger?.[level]
+      if (typeof fn === 'function') swallow(fn.apply(logger, args))
+    } catch {
+      // a broken logger loses the line, nothing else
+    }
+  }
+  return { error: call('error'), warn: call('warn'), debug: call('debug') }
+}
+
+/** Resolves like `promise`, or rejects with `error()` after `ms` (timer cleared either way). */
+function within(promise, ms, error) {
+  let timer
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(error()), ms)
+  })
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
+}
+
 function messageOf(err) {
-  return err instanceof Error ? err.message : String(err)
+  return err instanceof Error ? err.message : safeString(err)
 }
 
 /** SPEC 6 default `loadConfigs`: `<cwd>/.mcp.json` and `~/.mcp.json`. */
@@ -163,7 +185,7 @@ class MCPManager {
     this._loadConfigs = o.loadConfigs ?? loadConfigs
     this._toolFactory = o.toolFactory ?? defaultToolFactory
     this._resolveValue = o.resolveConfigValue ?? resolveConfigValue
-    this._logger = o.logger ?? silentLogger
+    this._logger = safeLogger(o.logger ?? silentLogger)
     this._reconnect = o.reconnect
     this._clientOptions = { protocolVersion: o.protocolVersion, capabilities: o.capabilities, clientInfo: o.clientInfo }
     this._authStorage = null
@@ -224,7 +246,8 @@ class MCPManager {
     const waitFor = []
     for (const s of started) {
       if (s.entry.outcome) continue
-      const cached = await this._cacheGet(s.name, s.config)
+      // A cache that never answers must not hold the caller: the server's own outcome wins.
+      const cached = await Promise.race([this._cacheGet(s.name, s.config), s.entry.settled.then(() => null)])
       if (s.entry.outcome) continue
       const deferred = cached && this._pending.get(s.name) === s.entry ? this._deferredTools(s.name, cached) : null
       if (deferred) {
@@ -258,7 +281,13 @@ class MCPManager {
     this._pending.set(name, entry)
     this._status(name, 'connecting')
     entry.promise = (async () => {
-      const resolved = await this.prepareConfig(config)
+      // Injected resolvers (auth storage, config values) are bounded by the connect deadline.
+      const ms = timeoutOf(config)
+      const resolved = await within(
+        this.prepareConfig(config),
+        ms,
+        () => makeError({ message: `Connection to MCP server "${name}" timed out after ${ms}ms`, code: 'MCP_TIMEOUT', timeout: ms }),
+      )
       if (this._pending.get(name) !== entry) throw new Error(`MCP server not connected: ${name}`)
       const client = new MCPClient(name, resolved, { ...this._clientOptions, reconnect: this._reconnect })
       entry.client = client
@@ -398,10 +427,12 @@ class MCPManager {
   }
 
   _guard(fn) {
+    const failed = (err) => this._logger.error(`MCP manager callback threw: ${messageOf(err)}`)
     try {
-      fn()
+      const out = fn()
+      if (out && typeof out.then === 'function') out.then(undefined, failed)
     } catch (err) {
-      this._logger.error(`MCP manager callback threw: ${messageOf(err)}`)
+      failed(err)
     }
   }
 
@@ -452,7 +483,13 @@ class MCPManager {
     const http = out.type === 'http' || out.type === 'sse'
     const auth = out.auth
     if (auth && auth.type === 'oauth' && auth.credentialId && this._authStorage) {
-      const credential = await this._authStorage.get(auth.credentialId)
+      let credential
+      try {
+        credential = await this._authStorage.get(auth.credentialId)
+      } catch (err) {
+        // SPEC 6.3: the config is used without the token.
+        this._logger.warn('MCP auth storage lookup failed', { credentialId: auth.credentialId, error: messageOf(err) })
+      }
       if (credential && credential.type === 'oauth' && credential.access) {
         if (http) out.headers = { ...(out.headers || {}), Authorization: `Bearer ${credential.access}` }
         else out.env = { ...(out.env || {}), OAUTH_ACCESS_TOKEN: credential.access }
@@ -523,7 +560,7 @@ function gate(promises, ms) {
   if (promises.length === 0) return Promise.resolve()
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms)
-    Promise.all(promises).then(() => {
+    Promise.allSettled(promises).then(() => {
       clearTimeout(timer)
       resolve()
     })
