@@ -477,38 +477,11 @@ export interface MCPDiscoverOptions {
   onConnecting?: (serverNames: string[]) => void
 }
 
-/** A default tool object (SPEC 6.2). */
-export interface MCPTool {
-  name: string
-  label: string
-  description: string
-  parameters: Record<string, unknown>
-  mcpToolName: string
-  mcpServerName: string
-  execute(
-    toolCallId: string,
-    params: Record<string, unknown> | undefined,
-    onUpdate?: unknown,
-    ctx?: unknown,
-    signal?: AbortSignal,
-  ): Promise<{
-    content: Array<{ type: 'text'; text: string }>
-    details: {
-      serverName: string
-      mcpToolName: string
-      isError: boolean
-      rawContent?: MCPContent[]
-      provider?: string
-      providerName?: string
-    }
-  }>
-}
+/** What `getTools()` holds by default: the tool bridge's objects (SPEC 6.2, 8.1). */
+export type Tool = MCPTool | DeferredMCPTool
 
-/** What `getTools()` holds: the default tool objects unless a `toolFactory` makes others. */
-export type Tool = MCPTool | Record<string, unknown>
-
-export interface MCPLoadResult {
-  tools: Tool[]
+export interface MCPLoadResult<TTool = Tool> {
+  tools: TTool[]
   errors: Map<string, string>
   connectedServers: string[]
   exaApiKeys: string[]
@@ -520,21 +493,24 @@ export interface MCPLoadedConfigs {
   exaApiKeys: string[]
 }
 
-export interface MCPToolFactory {
-  fromTools(connection: MCPServerConnection, tools: MCPToolDefinition[]): Tool[]
+/** What makes the objects of `getTools()` (default: `MCPTool.fromTools` / `DeferredMCPTool.fromTools`). */
+export interface MCPToolFactory<TTool = Tool> {
+  fromTools(connection: MCPServerConnection, tools: MCPToolDefinition[]): TTool[]
   deferredFromTools(
     serverName: string,
     tools: MCPToolDefinition[],
     getConnection: () => Promise<MCPServerConnection>,
     source: SourceMeta | undefined,
-  ): Tool[]
+  ): TTool[]
 }
 
 /** [beyond] Options of `MCPManager` (each part of the agent the reference depended on). */
-export interface MCPManagerOptions extends MCPHandshakeOptions {
+export interface MCPManagerOptions<TTool = Tool> extends MCPHandshakeOptions {
   /** Default: `<cwd>/.mcp.json` (project) and `~/.mcp.json` (user). */
   loadConfigs?: (cwd: string, options: { enableProjectConfig: boolean; filterExa: boolean }) => Promise<MCPLoadedConfigs>
-  toolFactory?: MCPToolFactory
+  toolFactory?: MCPToolFactory<TTool>
+  /** The agent's `renderMCPCall` / `renderMCPResult` for the default tool objects (SPEC 8.11). */
+  renderer?: MCPToolRenderer
   /** Default: `!command` runs in a shell (10 s, cached); other values are env names or themselves. */
   resolveConfigValue?: (value: string) => Promise<string | undefined>
   /** Default: silent. */
@@ -544,8 +520,8 @@ export interface MCPManagerOptions extends MCPHandshakeOptions {
   onServerStatus?: (serverName: string, status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
 }
 
-export declare class MCPManager {
-  constructor(cwd: string, toolCache?: MCPToolCache | null, options?: MCPManagerOptions)
+export declare class MCPManager<TTool = Tool> {
+  constructor(cwd: string, toolCache?: MCPToolCache | null, options?: MCPManagerOptions<TTool>)
   readonly cwd: string
   readonly toolCache: MCPToolCache | null
   /** [beyond] */
@@ -553,14 +529,14 @@ export declare class MCPManager {
   /** [beyond] */
   onServerStatus?: (serverName: string, status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
   setAuthStorage(storage: AuthStorage): void
-  discoverAndConnect(options?: MCPDiscoverOptions): Promise<MCPLoadResult>
+  discoverAndConnect(options?: MCPDiscoverOptions): Promise<MCPLoadResult<TTool>>
   connectServers(
     configs: Record<string, MCPServerConfig>,
     sources: Record<string, SourceMeta>,
     onConnecting?: (serverNames: string[]) => void,
-  ): Promise<MCPLoadResult>
+  ): Promise<MCPLoadResult<TTool>>
   /** All current tools; the same array, updated in place. */
-  getTools(): Tool[]
+  getTools(): TTool[]
   getConnection(name: string): MCPServerConnection | undefined
   getConnectionStatus(name: string): 'connected' | 'connecting' | 'disconnected'
   getSource(name: string): SourceMeta | undefined
@@ -575,7 +551,24 @@ export declare class MCPManager {
   refreshAllTools(): Promise<void>
 }
 
-export declare function createMCPManager(
+export declare function createMCPManager<TTool = Tool>(
   cwd: string,
-  options?: MCPDiscoverOptions & MCPManagerOptions,
-): Promise<{ manager: MCPManager; result: MCPLoadResult }>
+  options?: MCPDiscoverOptions & MCPManagerOptions<TTool>,
+): Promise<{ manager: MCPManager<TTool>; result: MCPLoadResult<TTool> }>
+
+// ---------------------------------------------------------------------------------------------
+// Tool bridge (mcp-native/tool-bridge)
+
+import type { DeferredMCPTool, MCPTool, MCPToolRenderer } from './tool-bridge'
+export {
+  MCPTool,
+  DeferredMCPTool,
+  ToolAbortError,
+  createMCPToolName,
+  parseMCPToolName,
+  type MCPToolDetails,
+  type MCPToolParameters,
+  type MCPToolResult,
+  type MCPToolRenderer,
+  type MCPToolOptions,
+} from './tool-bridge'

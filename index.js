@@ -6,6 +6,7 @@ const core = require('./core.js')
 const jsonRpc = require('./json-rpc.js')
 const client = require('./client.js')
 const manager = require('./manager.js')
+const toolBridge = require('./lib/tool-bridge.js')
 
 exports.StdioTransport = core.StdioTransport
 exports.createStdioTransport = core.createStdioTransport
@@ -22,3 +23,8 @@ exports.serverSupportsTools = client.serverSupportsTools
 exports.MCPClient = client.MCPClient
 exports.MCPManager = manager.MCPManager
 exports.createMCPManager = manager.createMCPManager
+exports.MCPTool = toolBridge.MCPTool
+exports.DeferredMCPTool = toolBridge.DeferredMCPTool
+exports.ToolAbortError = toolBridge.ToolAbortError
+exports.createMCPToolName = toolBridge.createMCPToolName
+exports.parseMCPToolName = toolBridge.parseMCPToolName

@@ -6,7 +6,8 @@
 
 const os = require('node:os')
 const native = require('./native.js')
-const { MCPClient, listTools, callTool } = require('./client.js')
+const { MCPClient, listTools } = require('./client.js')
+const toolBridge = require('./lib/tool-bridge.js')
 const { makeError, safeString, swallow, timeoutOf } = require('./core.js')
 
 /** How long `connectServers` waits before answering with cached tools for slow servers. */
@@ -20,14 +21,16 @@ const silentLogger = { error() {}, warn() {}, debug() {} }
 
 /** The injected logger, made safe: a logger that throws or rejects never reaches the host. */
 function safeLogger(logger) {
-  const call = (level) => (...args) => {
-    try {
-      const fn = logger?.[level]
-      if (typeof fn === 'function') swallow(fn.apply(logger, args))
-    } catch {
-      // a broken logger loses the line, nothing else
+  const call =
+    (level) =>
+    (...args) => {
+      try {
+        const fn = logger?.[level]
+        if (typeof fn === 'function') swallow(fn.apply(logger, args))
+      } catch {
+        // a broken logger loses the line, nothing else
+      }
     }
-  }
   return { error: call('error'), warn: call('warn'), debug: call('debug') }
 }
 
@@ -82,96 +85,25 @@ function resolveConfigValue(value) {
 }
 
 /** SPEC 6.2 tool name: `mcp_<server part>_<tool part>`. */
-function createMCPToolName(serverName, toolName) {
-  return native.mcpToolName(String(serverName), String(toolName))
-}
+const createMCPToolName = toolBridge.createMCPToolName
 
-function normalizeSchema(schema) {
-  if (!schema || typeof schema !== 'object') return { type: 'object', properties: {} }
-  if (schema.type === 'object' && schema.properties === undefined) return { ...schema, properties: {} }
-  return schema
-}
+/** SPEC 8.1 step 4: the text of a tool result. */
+const formatToolResult = toolBridge.resultText
 
-function contentText(part) {
-  if (!part || typeof part !== 'object') return String(part)
-  switch (part.type) {
-    case 'text':
-      return part.text
-    case 'image':
-      return `[Image: ${part.mimeType}]`
-    case 'resource': {
-      const r = part.resource || {}
-      return r.text !== undefined && r.text !== null ? `[Resource: ${r.uri}]\n${r.text}` : `[Resource: ${r.uri}]`
-    }
-    // Newer protocol revisions; the reference predates them.
-    case 'audio':
-      return `[Audio: ${part.mimeType}]`
-    case 'resource_link':
-      return `[Resource: ${part.uri}]`
-    default:
-      return JSON.stringify(part)
-  }
-}
-
-/** SPEC 6.2: the text of a tool result. */
-function formatToolResult(result) {
-  const content = Array.isArray(result?.content) ? result.content : []
-  const text = content.map(contentText).join('\n\n')
-  return result?.isError ? `Error: ${text}` : text
-}
-
-function isAbort(err, signal) {
-  return signal?.aborted || (err && err.name === 'AbortError')
-}
-
-/** One default tool object (SPEC 6.2). `getConnection()` may return a promise. */
-function makeTool(serverName, tool, getConnection, getSource) {
-  const mcpToolName = tool.name
-  const details = (isError, rawContent) => {
-    const source = getSource()
-    const d = { serverName, mcpToolName, isError }
-    if (rawContent !== undefined) d.rawContent = rawContent
-    d.provider = source ? source.provider : undefined
-    d.providerName = source ? source.providerName : undefined
-    return d
-  }
+/**
+ * The default `toolFactory` (SPEC 6.2): the tool bridge's `MCPTool` / `DeferredMCPTool`, with the
+ * manager's renderer when one was given (SPEC 8.11).
+ */
+function toolFactoryFor(renderer) {
+  const options = renderer ? { renderer } : undefined
   return {
-    name: createMCPToolName(serverName, mcpToolName),
-    label: `${serverName}/${mcpToolName}`,
-    description: tool.description ?? `MCP tool from ${serverName}`,
-    parameters: normalizeSchema(tool.inputSchema),
-    mcpToolName,
-    mcpServerName: serverName,
-    async execute(_toolCallId, params, _onUpdate, _ctx, signal) {
-      try {
-        const connection = await getConnection()
-        const result = await callTool(connection, mcpToolName, params ?? {}, signal ? { signal } : undefined)
-        const isError = result && result.isError === true
-        return { content: [{ type: 'text', text: formatToolResult(result) }], details: details(isError, result?.content) }
-      } catch (err) {
-        if (isAbort(err, signal)) throw err
-        return { content: [{ type: 'text', text: `MCP error: ${messageOf(err)}` }], details: details(true, undefined) }
-      }
-    },
+    fromTools: (connection, tools) => toolBridge.MCPTool.fromTools(connection, tools, options),
+    deferredFromTools: (serverName, tools, getConnection, source) =>
+      toolBridge.DeferredMCPTool.fromTools(serverName, tools, getConnection, source, options),
   }
 }
 
-/** The default `toolFactory` (SPEC 6.2). */
-const defaultToolFactory = {
-  fromTools(connection, tools) {
-    return tools.map((t) =>
-      makeTool(
-        connection.name,
-        t,
-        () => connection,
-        () => connection._source,
-      ),
-    )
-  },
-  deferredFromTools(serverName, tools, getConnection, source) {
-    return tools.map((t) => makeTool(serverName, t, getConnection, () => source))
-  },
-}
+const defaultToolFactory = toolFactoryFor(undefined)
 
 class MCPManager {
   constructor(cwd, toolCache = null, options) {
@@ -183,7 +115,7 @@ class MCPManager {
     /** [beyond] `(serverName, status, error?)`: "connecting" | "connected" | "disconnected". */
     this.onServerStatus = o.onServerStatus
     this._loadConfigs = o.loadConfigs ?? loadConfigs
-    this._toolFactory = o.toolFactory ?? defaultToolFactory
+    this._toolFactory = o.toolFactory ?? toolFactoryFor(o.renderer)
     this._resolveValue = o.resolveConfigValue ?? resolveConfigValue
     this._logger = safeLogger(o.logger ?? silentLogger)
     this._reconnect = o.reconnect
@@ -283,10 +215,8 @@ class MCPManager {
     entry.promise = (async () => {
       // Injected resolvers (auth storage, config values) are bounded by the connect deadline.
       const ms = timeoutOf(config)
-      const resolved = await within(
-        this.prepareConfig(config),
-        ms,
-        () => makeError({ message: `Connection to MCP server "${name}" timed out after ${ms}ms`, code: 'MCP_TIMEOUT', timeout: ms }),
+      const resolved = await within(this.prepareConfig(config), ms, () =>
+        makeError({ message: `Connection to MCP server "${name}" timed out after ${ms}ms`, code: 'MCP_TIMEOUT', timeout: ms }),
       )
       if (this._pending.get(name) !== entry) throw new Error(`MCP server not connected: ${name}`)
       const client = new MCPClient(name, resolved, { ...this._clientOptions, reconnect: this._reconnect })

@@ -303,7 +303,7 @@ describe('default tool objects (6.2)', () => {
     expect(mixed.details).toEqual({
       serverName: 's',
       mcpToolName: 'mixed',
-      isError: false,
+      isError: undefined, // SPEC 8.11: as the server sent it
       rawContent: [
         { type: 'text', text: 'first' },
         { type: 'image', data: 'AAAA', mimeType: 'image/png' },
@@ -320,7 +320,9 @@ describe('default tool objects (6.2)', () => {
     const slow = tool('slow').execute('id', { ms: 5000 }, undefined, undefined, ac.signal)
     setTimeout(() => ac.abort(), 50)
     const aborted = await settle(slow)
-    expect(aborted.error.name).toBe('AbortError')
+    // SPEC 8.1 / 8.11: an abort always surfaces as a ToolAbortError.
+    expect(aborted.error.name).toBe('ToolAbortError')
+    expect(aborted.error.message).toBe('Operation aborted')
     const echo = tool('echo')
     await m.getConnection('s').transport.close()
     const closed = await echo.execute('id', { message: 'x' })
@@ -518,7 +520,7 @@ describe('real servers through a temporary .mcp.json', () => {
       expect((await find('mcp_everything_echo').execute('1', { message: 'via stdio' })).content[0].text).toContain('via stdio')
       expect((await find('mcp_everything_http_echo').execute('2', { message: 'via http' })).content[0].text).toContain('via http')
       const read = await find('mcp_filesystem_read_text_file').execute('3', { path: join(files, 'hello.txt') })
-      expect(read.details.isError).toBe(false)
+      expect(read.details.isError).toBeUndefined() // passed through as the server sent it (SPEC 8.11)
       expect(read.content[0].text).toBe('hello from the filesystem server')
       expect(find('mcp_filesystem_read_text_file').label).toBe('filesystem/read_text_file')
     } finally {

@@ -1,0 +1,327 @@
+'use strict'
+// mcp-native/tool-bridge (SPEC 8.1, 8.11): MCP tools as the agent's tool objects. The objects are
+// JavaScript on purpose — the agent reads and calls them; a call is one `tools/call` through the
+// client (one crossing into Rust), names come from the Rust core.
+
+const native = require('../native.js')
+const { callTool } = require('../client.js')
+const { safeString } = require('../core.js')
+
+/** A tool call ends this way when it was aborted (SPEC 8.1 "Aborts"). */
+class ToolAbortError extends Error {
+  static MESSAGE = 'Operation aborted'
+
+  /** @param {string} [message] */
+  constructor(message = ToolAbortError.MESSAGE) {
+    super(message)
+    this.name = 'ToolAbortError'
+  }
+}
+
+/**
+ * `mcp_<server>_<tool>` (SPEC 8.1 "Tool names").
+ * @param {string} serverName
+ * @param {string} toolName
+ * @returns {string}
+ */
+function createMCPToolName(serverName, toolName) {
+  return native.mcpToolName(String(serverName), String(toolName))
+}
+
+/**
+ * The parts of a tool name, split at the first `_` after `mcp_`; no sanitizing (SPEC 8.1).
+ * @param {string} name
+ * @returns {{ serverName: string, toolName: string } | null}
+ */
+function parseMCPToolName(name) {
+  if (typeof name !== 'string' || !name.startsWith('mcp_')) return null
+  const rest = name.slice(4)
+  const at = rest.indexOf('_')
+  if (at === -1) return null
+  return { serverName: rest.slice(0, at), toolName: rest.slice(at + 1) }
+}
+
+/**
+ * `parameters`: the input schema itself, or a copy with `properties: {}` when an object schema
+ * has none (SPEC 8.1). A tool without a schema (a broken server) gets an empty object schema.
+ * @param {unknown} schema
+ * @returns {Record<string, unknown>}
+ */
+function parametersOf(schema) {
+  if (!schema || typeof schema !== 'object') return { type: 'object', properties: {} }
+  const s = /** @type {Record<string, unknown>} */ (schema)
+  if (s.type === 'object' && !('properties' in s)) return { ...s, properties: {} }
+  return s
+}
+
+/**
+ * The text of one content item, or undefined for the types the reference skips.
+ * @param {any} item
+ * @returns {string | undefined}
+ */
+function contentText(item) {
+  switch (item?.type) {
+    case 'text':
+      return item.text
+    case 'image':
+      return `[Image: ${item.mimeType}]`
+    case 'resource': {
+      const r = item.resource
+      return r?.text ? `[Resource: ${r.uri}]\n${r.text}` : `[Resource: ${r?.uri}]`
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * SPEC 8.1 step 4: the content items in order, joined with a blank line (throws, like the
+ * reference, when `content` is missing).
+ * @param {any} result
+ * @returns {string}
+ */
+function resultText(result) {
+  const parts = []
+  for (const item of result.content) {
+    const text = contentText(item)
+    if (text !== undefined) parts.push(text)
+  }
+  const text = parts.join('\n\n')
+  return result.isError ? `Error: ${text}` : text
+}
+
+/**
+ * `signal.reason` if it is a ToolAbortError, otherwise a new one.
+ * @param {AbortSignal} signal
+ */
+function abortError(signal) {
+  return signal.reason instanceof ToolAbortError ? signal.reason : new ToolAbortError()
+}
+
+/**
+ * Waits for `promise`, or rejects when `signal` aborts (with its reason if that is an Error,
+ * otherwise a ToolAbortError); the listener is removed either way.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal | undefined} signal
+ * @returns {Promise<T>}
+ */
+function raceAbort(promise, signal) {
+  if (!signal) return promise
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new ToolAbortError())
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(err)
+      },
+    )
+  })
+}
+
+const DEFAULT_TIMEOUT = 30000
+
+/**
+ * What both tool classes share: the fields of SPEC 8.1, `execute`, and the render hooks when a
+ * renderer was given.
+ */
+class MCPToolBase {
+  /**
+   * @param {string} serverName
+   * @param {any} tool the MCP tool definition
+   * @param {{ renderer?: any } | undefined} options
+   */
+  constructor(serverName, tool, options) {
+    /** @readonly */
+    this.name = createMCPToolName(serverName, tool.name)
+    /** @readonly */
+    this.label = `${serverName}/${tool.name}`
+    /** @readonly */
+    this.description = tool.description ?? `MCP tool from ${serverName}`
+    /** @readonly */
+    this.parameters = parametersOf(tool.inputSchema)
+    /** @readonly */
+    this.mcpToolName = tool.name
+    /** @readonly */
+    this.mcpServerName = serverName
+    const renderer = options?.renderer
+    if (renderer) {
+      // SPEC 8.11: only with a renderer do the objects have render members.
+      /** @type {((args: unknown, theme: unknown) => unknown) | undefined} */
+      this.renderCall = (args, theme) => renderer.renderCall(args ?? {}, theme, this.label)
+      /** @type {((result: unknown, options: unknown, theme: unknown, args?: unknown) => unknown) | undefined} */
+      this.renderResult = (result, opts, theme, args) => renderer.renderResult(result, opts, theme, args ?? {})
+    }
+  }
+
+  /**
+   * SPEC 8.1 `execute`: one `tools/call`; the result as one text block; errors as an
+   * `MCP error: …` result; aborts as a thrown ToolAbortError.
+   * @param {string} _toolCallId
+   * @param {unknown} params
+   * @param {((update: any) => void) | undefined} onUpdate
+   * @param {unknown} _ctx
+   * @param {AbortSignal} [signal]
+   */
+  async execute(_toolCallId, params, onUpdate, _ctx, signal) {
+    if (signal?.aborted) throw abortError(signal)
+    try {
+      const connection = await this._connection(signal)
+      if (signal?.aborted) throw abortError(signal)
+      const timeout = typeof connection.config?.timeout === 'number' ? connection.config.timeout : DEFAULT_TIMEOUT
+      /** @type {Record<string, unknown>} */
+      const options = {
+        signal,
+        // [beyond] SPEC 8.11 long tools: progress keeps a tool alive, up to 10 × its timeout.
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: 10 * timeout,
+      }
+      if (typeof onUpdate === 'function') {
+        options.onProgress = (/** @type {{ progress: number, total?: number, message?: string }} */ p) => {
+          const text = p.message || (p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress))
+          onUpdate({ content: [{ type: 'text', text }], details: this._details(connection, { isError: undefined }) })
+        }
+      }
+      const result = /** @type {any} */ (await callTool(connection, this.mcpToolName, /** @type {any} */ (params ?? {}), options))
+      const text = resultText(result)
+      return {
+        content: [{ type: 'text', text }],
+        details: this._details(connection, { isError: result.isError, rawContent: result.content }),
+      }
+    } catch (err) {
+      if (err instanceof ToolAbortError) throw err
+      if (/** @type {any} */ (err)?.name === 'AbortError') throw new ToolAbortError()
+      if (signal?.aborted) throw new ToolAbortError()
+      const message = err instanceof Error ? err.message : safeString(err)
+      return {
+        content: [{ type: 'text', text: `MCP error: ${message}` }],
+        details: this._details(undefined, { isError: true }),
+      }
+    }
+  }
+
+  /**
+   * @param {AbortSignal | undefined} _signal
+   * @returns {Promise<any>}
+   */
+  async _connection(_signal) {
+    throw new Error('not implemented')
+  }
+
+  /**
+   * `details` of SPEC 8.1 step 5/6, in the reference's key order.
+   * @param {any} connection the connection, or undefined on the error path
+   * @param {{ isError: boolean | undefined, rawContent?: unknown }} parts
+   */
+  _details(connection, parts) {
+    const source = this._source(connection)
+    /** @type {Record<string, unknown>} */
+    const details = { serverName: this.mcpServerName, mcpToolName: this.mcpToolName, isError: parts.isError }
+    if ('rawContent' in parts) details.rawContent = parts.rawContent
+    details.provider = source?.provider
+    details.providerName = source?.providerName
+    return details
+  }
+
+  /**
+   * @param {any} _connection
+   * @returns {{ provider?: string, providerName?: string } | undefined}
+   */
+  _source(_connection) {
+    return undefined
+  }
+}
+
+/** A tool of a connected server (SPEC 8.1). */
+class MCPTool extends MCPToolBase {
+  /**
+   * @param {any} connection an MCPServerConnection
+   * @param {any[]} tools
+   * @param {{ renderer?: any }} [options]
+   */
+  static fromTools(connection, tools, options) {
+    return tools.map((tool) => new MCPTool(connection, tool, options))
+  }
+
+  /**
+   * @param {any} connection an MCPServerConnection
+   * @param {any} tool an MCPToolDefinition
+   * @param {{ renderer?: any }} [options]
+   */
+  constructor(connection, tool, options) {
+    super(connection.name, tool, options)
+    // Plain own fields, as the reference's (private) constructor parameters are.
+    /** @private */
+    this.connection = connection
+    /** @private */
+    this.tool = tool
+  }
+
+  async _connection() {
+    return this.connection
+  }
+
+  /** @param {any} _connection */
+  _source(_connection) {
+    return this.connection?._source
+  }
+}
+
+/** A tool known from the cache while its server still connects (SPEC 8.1). */
+class DeferredMCPTool extends MCPToolBase {
+  /**
+   * @param {string} serverName
+   * @param {any[]} tools
+   * @param {() => Promise<any>} getConnection
+   * @param {{ provider?: string, providerName?: string }} [source]
+   * @param {{ renderer?: any }} [options]
+   */
+  static fromTools(serverName, tools, getConnection, source, options) {
+    return tools.map((tool) => new DeferredMCPTool(serverName, tool, getConnection, source, options))
+  }
+
+  /**
+   * @param {string} serverName
+   * @param {any} tool an MCPToolDefinition
+   * @param {() => Promise<any>} getConnection called only when the tool runs
+   * @param {{ provider?: string, providerName?: string }} [source]
+   * @param {{ renderer?: any }} [options]
+   */
+  constructor(serverName, tool, getConnection, source, options) {
+    super(serverName, tool, options)
+    /** @private */
+    this.tool = tool
+    /** @private */
+    this.getConnection = getConnection
+    /** @private */
+    this.source = source
+  }
+
+  /** @param {AbortSignal | undefined} signal */
+  _connection(signal) {
+    return raceAbort(
+      Promise.resolve().then(() => this.getConnection()),
+      signal,
+    )
+  }
+
+  /** @param {any} connection */
+  _source(connection) {
+    const fallback = this.source
+    // On the error path only the constructor's source counts (SPEC 8.1 step 6).
+    if (!connection) return fallback
+    const own = connection._source
+    return {
+      provider: own?.provider ?? fallback?.provider,
+      providerName: own?.providerName ?? fallback?.providerName,
+    }
+  }
+}
+
+module.exports = { MCPTool, DeferredMCPTool, createMCPToolName, parseMCPToolName, ToolAbortError, resultText }
