@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Soak test (robustness issue): many calls through an MCPManager with `reconnect`, the way the agent
 // makes them (tool objects from `getTools()`, and `callTool(connection, …)`), while the servers are
-// killed again and again. It fails when
+// killed again and again: the stdio server by SIGKILL to its pid (every third time its replacement
+// too, found in the process table while it starts), the HTTP fixture by SIGKILL and a restart on
+// the same port with --strict-sessions (so the client must re-initialize). It fails when
 //   - RSS grows more than --rss-limit-mb (default 10) between the end of the warm-up and the end
 //     (both measured the same way: calls paused, garbage collected, servers connected),
 //   - any call ends without a result or a defined error (an Error with a known `code`, an abort,
@@ -213,7 +215,7 @@ async function main() {
 
   // --- the calls ----------------------------------------------------------------------------
   const stats = {
-    stdio: { started: 0, done: 0, ok: 0, errors: {}, unexpected: 0, lastOk: 0, lastKill: 0, kills: 0 },
+    stdio: { started: 0, done: 0, ok: 0, errors: {}, unexpected: 0, lastOk: 0, lastKill: 0, kills: 0, startupKills: 0 },
     http: { started: 0, done: 0, ok: 0, errors: {}, unexpected: 0, lastOk: 0, lastKill: 0, kills: 0 },
   }
   const inflight = new Map() // call number → { server, start, what }
@@ -315,16 +317,34 @@ async function main() {
   // A server is killed only while its own calls run (the check "answered after its last kill"
   // needs calls after the kill).
   const calling = (server) => stats[server].started < (server === 'stdio' ? o.stdioCalls : o.httpCalls)
-  function killStdio() {
-    if (pause || stop || !calling('stdio')) return
-    const pid = manager.getConnection('stdio')?.transport?.pid
-    if (!pid) return // between processes: next time
+  const sigkill = (pid) => {
     try {
       process.kill(pid, 'SIGKILL')
       stats.stdio.kills++
       stats.stdio.lastKill = performance.now()
+      return true
     } catch {
-      // already gone
+      return false // already gone
+    }
+  }
+  let stdioRound = 0
+  function killStdio() {
+    if (pause || stop || !calling('stdio')) return
+    const pid = manager.getConnection('stdio')?.transport?.pid
+    if (!pid || !sigkill(pid)) return // between processes: next time
+    // Every third time, the replacement too, found in the process table while it starts or
+    // shakes hands: a reconnect attempt that fails must be retried, not end the server.
+    if (++stdioRound % 3 === 0) {
+      const until = performance.now() + 500
+      const look = () => {
+        if (pause || stop) return
+        const fresh = processesWith(stdioMarker).filter((p) => p !== pid)
+        let hit = false
+        for (const p of fresh) if (sigkill(p)) hit = true
+        if (hit) stats.stdio.startupKills++
+        else if (performance.now() < until) setTimeout(look, 2).unref()
+      }
+      look()
     }
   }
   function killHttp() {
@@ -488,7 +508,7 @@ async function main() {
       stdio: { done: stats.stdio.done, ok: stats.stdio.ok, unexpected: stats.stdio.unexpected, errors: stats.stdio.errors },
       http: { done: stats.http.done, ok: stats.http.ok, unexpected: stats.http.unexpected, errors: stats.http.errors },
     },
-    kills: { stdio: stats.stdio.kills, http: stats.http.kills },
+    kills: { stdio: stats.stdio.kills, stdioWhileStarting: stats.stdio.startupKills, http: stats.http.kills },
     rssMb: {
       start: mb(rssStart),
       afterWarmup: mb(rssWarm),
@@ -510,7 +530,8 @@ async function main() {
   console.log(`\nsoak (${RUNTIME}, ${summary.mode}): ${summary.durationS} s, ${doneCalls()} calls (${summary.calls.perSecond}/s)`)
   for (const name of ['stdio', 'http']) {
     const s = summary.calls[name]
-    console.log(`  ${name}: ${s.done} calls, ${s.ok} ok, ${stats[name].kills} kills, errors ${JSON.stringify(s.errors)}`)
+    const kills = name === 'stdio' ? `${stats.stdio.kills} kills (${stats.stdio.startupKills} while starting)` : `${stats.http.kills} kills`
+    console.log(`  ${name}: ${s.done} calls, ${s.ok} ok, ${kills}, errors ${JSON.stringify(s.errors)}`)
   }
   const r = summary.rssMb
   console.log(
