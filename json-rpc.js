@@ -37,31 +37,60 @@ function timeoutError(ms) {
   return err
 }
 
+/** [fix] SPEC 4: the reference had no timeout, so a silent host hung the caller forever. */
+const DEFAULT_TIMEOUT_MS = 60000
+
+/**
+ * Header values are checked here, naming only the header: fetch's own message would quote the
+ * value, which may be a secret.
+ */
+function checkHeaders(headers) {
+  for (const [name, value] of Object.entries(headers)) {
+    const text = String(value)
+    if (/[\r\n]/.test(text)) throw configError(`header "${name}" contains CR or LF`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(text)) throw configError(`header "${name}" has an invalid value`)
+  }
+}
+
+function configError(what) {
+  const err = new Error(`Invalid config: ${what}`)
+  err.code = 'MCP_INVALID_CONFIG'
+  return err
+}
+
+/** A network failure without the URL (its query may carry an API key) in any of its members. */
+function networkError(err, url) {
+  const strip = (text) => String(text).split(String(url)).join('<url>')
+  const out = new Error(strip(err?.message ?? err), err?.cause ? { cause: err.cause } : undefined)
+  if (typeof err?.code === 'string') out.code = err.code
+  return out
+}
+
 /**
  * One JSON-RPC request by HTTP POST; resolves with the whole response envelope (a JSON-RPC
  * `error` member is returned, not thrown). [beyond] `options`: `{ headers, timeout, signal }`;
- * without them there is no timeout, as in the reference.
+ * the timeout defaults to 60 s [fix].
  */
 async function callMCP(url, method, params, options) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: randomId(), method, params: params ?? {} })
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...options?.headers }
   const signal = options?.signal
-  const timeout = options?.timeout
+  const timeout = options?.timeout ?? DEFAULT_TIMEOUT_MS
   if (signal?.aborted) throw signal.reason
+  checkHeaders(headers)
   const ac = new AbortController()
   let timer
   let timedOut = false
   const onAbort = () => ac.abort(signal.reason)
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
-  if (timeout !== undefined && timeout !== null) {
-    timer = setTimeout(
-      () => {
-        timedOut = true
-        ac.abort(timeoutError(timeout))
-      },
-      Math.max(0, Number(timeout)),
-    )
-  }
+  timer = setTimeout(
+    () => {
+      timedOut = true
+      ac.abort(timeoutError(timeout))
+    },
+    Math.max(0, Number(timeout)),
+  )
   try {
     const response = await fetch(url, { method: 'POST', headers, body, signal: ac.signal })
     if (!response.ok) throw new Error(`MCP request failed: ${response.status} ${response.statusText}`)
@@ -72,7 +101,9 @@ async function callMCP(url, method, params, options) {
   } catch (err) {
     if (timedOut) throw timeoutError(timeout)
     if (signal?.aborted) throw signal.reason
-    throw err
+    if (err instanceof Error && /^(MCP request failed|Failed to parse MCP response)/.test(err.message)) throw err
+    if (err instanceof SyntaxError) throw err
+    throw networkError(err, url)
   } finally {
     if (timer) clearTimeout(timer)
     if (signal) signal.removeEventListener('abort', onAbort)

@@ -128,6 +128,19 @@ function raceAbort(promise, signal) {
 const DEFAULT_TIMEOUT = 30000
 
 /**
+ * Sets `fields` as own, non-enumerable properties (as the reference's private constructor
+ * parameters, but out of `JSON.stringify` and spreads: the connection holds the server's
+ * resolved config, secrets included, and a tool object gets logged).
+ * @param {object} target
+ * @param {Record<string, unknown>} fields
+ */
+function hidden(target, fields) {
+  for (const [key, value] of Object.entries(fields)) {
+    Object.defineProperty(target, key, { value, enumerable: false, writable: true, configurable: true })
+  }
+}
+
+/**
  * What both tool classes share: the fields of SPEC 8.1, `execute`, and the render hooks when a
  * renderer was given.
  */
@@ -256,11 +269,11 @@ class MCPTool extends MCPToolBase {
    */
   constructor(connection, tool, options) {
     super(connection.name, tool, options)
-    // Plain own fields, as the reference's (private) constructor parameters are.
-    /** @private */
-    this.connection = connection
-    /** @private */
-    this.tool = tool
+    /** @private @type {any} */
+    this.connection = undefined
+    /** @private @type {any} */
+    this.tool = undefined
+    hidden(this, { connection, tool })
   }
 
   async _connection() {
@@ -295,12 +308,13 @@ class DeferredMCPTool extends MCPToolBase {
    */
   constructor(serverName, tool, getConnection, source, options) {
     super(serverName, tool, options)
-    /** @private */
-    this.tool = tool
-    /** @private */
+    /** @private @type {any} */
+    this.tool = undefined
+    /** @private @type {() => Promise<any>} */
     this.getConnection = getConnection
-    /** @private */
-    this.source = source
+    /** @private @type {{ provider?: string, providerName?: string } | undefined} */
+    this.source = undefined
+    hidden(this, { tool, getConnection, source })
   }
 
   /** @param {AbortSignal | undefined} signal */

@@ -116,6 +116,7 @@ impl HttpTransport {
     pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
         let client = reqwest::Client::builder()
             .pool_idle_timeout(Duration::from_secs(90))
+            .redirect(same_origin_redirects())
             .build()
             .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))?;
         let headers = header_map(&config.headers);
@@ -524,7 +525,7 @@ impl Inner {
             .body(frame)
             .send()
             .await
-            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(&e))))?;
+            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?;
         self.capture_session(resp.headers());
         let status = resp.status().as_u16();
         if resp.status().is_success() {
@@ -605,7 +606,7 @@ impl Inner {
                                 if self.open.load(Ordering::Acquire) {
                                     self.sink.emit(Event::Error(Error::Io(format!(
                                         "SSE listener: {}",
-                                        error_chain(&e)
+                                        error_chain(e)
                                     ))));
                                 }
                                 break;
@@ -617,7 +618,7 @@ impl Inner {
                     if self.open.load(Ordering::Acquire) {
                         self.sink.emit(Event::Error(Error::Io(format!(
                             "SSE listener: {}",
-                            error_chain(&e)
+                            error_chain(e)
                         ))));
                     }
                 }
@@ -718,7 +719,7 @@ impl Inner {
             .headers(self.get_headers(None)?)
             .send()
             .await
-            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(&e))))?;
+            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?;
         if !resp.status().is_success() {
             let status = resp.status().as_u16();
             let headers = resp.headers().clone();
@@ -730,7 +731,7 @@ impl Inner {
             let chunk = resp
                 .chunk()
                 .await
-                .map_err(|e| Error::Io(format!("SSE stream failed: {}", error_chain(&e))))?;
+                .map_err(|e| Error::Io(format!("SSE stream failed: {}", error_chain(e))))?;
             let Some(chunk) = chunk else {
                 return Err(Error::Parse("SSE stream ended unexpectedly".into()));
             };
@@ -870,7 +871,7 @@ impl Inner {
         while let Some(chunk) = resp
             .chunk()
             .await
-            .map_err(|e| Error::Io(format!("reading the response failed: {}", error_chain(&e))))?
+            .map_err(|e| Error::Io(format!("reading the response failed: {}", error_chain(e))))?
         {
             if body.len() + chunk.len() > limit {
                 return Err(Error::MessageTooLarge { limit });
@@ -903,7 +904,7 @@ impl Inner {
                     Ok(Some(chunk)) => chunk,
                     Ok(None) => break None,
                     Err(e) => {
-                        break Some(Error::Io(format!("SSE stream failed: {}", error_chain(&e))));
+                        break Some(Error::Io(format!("SSE stream failed: {}", error_chain(e))));
                     }
                 };
                 decoder.push(&chunk);
@@ -1129,10 +1130,12 @@ fn reconnect_delay(failures: u32, retry_ms: Option<u64>) -> Duration {
     base.mul_f64(jitter)
 }
 
-/// An error with its sources, for messages that say why (`connection refused`, ...).
-fn error_chain(e: &dyn std::error::Error) -> String {
+/// An error with its sources, for messages that say why (`connection refused`, ...). The URL is
+/// left out: its query may carry an API key (`?exaApiKey=`), and the caller knows the URL.
+fn error_chain(e: reqwest::Error) -> String {
+    let e = e.without_url();
     let mut text = e.to_string();
-    let mut source = e.source();
+    let mut source = std::error::Error::source(&e);
     while let Some(s) = source {
         let s_text = s.to_string();
         if !text.contains(&s_text) {
@@ -1142,4 +1145,20 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     text
+}
+
+/// Redirects are followed only within the server's origin (at most 10): a configured header
+/// (an API key) must never travel to another host because the server said so.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if attempt.previous().len() > 10 || !same {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
 }
