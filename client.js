@@ -532,4 +532,5 @@ module.exports = {
   serverSupportsTools,
   MCPClient,
   SUPPORTED_PROTOCOL_VERSIONS,
+  DEFAULT_CAPABILITIES,
 }

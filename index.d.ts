@@ -474,6 +474,8 @@ export interface AuthStorage {
 export interface MCPDiscoverOptions {
   enableProjectConfig?: boolean
   filterExa?: boolean
+  /** [beyond] Discovery provider ids to skip (`claude`, `cursor`, …); wins over the manager's option. */
+  disabledProviders?: string[]
   onConnecting?: (serverNames: string[]) => void
 }
 
@@ -507,7 +509,10 @@ export interface MCPToolFactory<TTool = Tool> {
 /** [beyond] Options of `MCPManager` (each part of the agent the reference depended on). */
 export interface MCPManagerOptions<TTool = Tool> extends MCPHandshakeOptions {
   /** Default: `<cwd>/.mcp.json` (project) and `~/.mcp.json` (user). */
-  loadConfigs?: (cwd: string, options: { enableProjectConfig: boolean; filterExa: boolean }) => Promise<MCPLoadedConfigs>
+  loadConfigs?: (
+    cwd: string,
+    options: { enableProjectConfig: boolean; filterExa: boolean; disabledProviders?: string[] },
+  ) => Promise<MCPLoadedConfigs>
   toolFactory?: MCPToolFactory<TTool>
   /** The agent's `renderMCPCall` / `renderMCPResult` for the default tool objects (SPEC 8.11). */
   renderer?: MCPToolRenderer
@@ -518,6 +523,13 @@ export interface MCPManagerOptions<TTool = Tool> extends MCPHandshakeOptions {
   reconnect?: boolean | MCPReconnectOptions
   onNotification?: (serverName: string, method: string, params: unknown) => void
   onServerStatus?: (serverName: string, status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
+  /**
+   * Answers server→client requests (elicitation, sampling, roots) of every server. Giving it
+   * declares the `elicitation` and `sampling` capabilities unless `capabilities` is given.
+   */
+  onRequest?: (serverName: string, method: string, params: unknown) => unknown | Promise<unknown>
+  /** Discovery provider ids to skip (SPEC 7.10). */
+  disabledProviders?: string[]
 }
 
 export declare class MCPManager<TTool = Tool> {

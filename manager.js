@@ -6,7 +6,7 @@
 
 const os = require('node:os')
 const native = require('./native.js')
-const { MCPClient, listTools } = require('./client.js')
+const { MCPClient, listTools, DEFAULT_CAPABILITIES } = require('./client.js')
 const toolBridge = require('./lib/tool-bridge.js')
 const { makeError, safeString, swallow, timeoutOf } = require('./core.js')
 
@@ -65,7 +65,9 @@ const commandRuns = new Map()
 /** SPEC 6.3 default `resolveConfigValue`. */
 function resolveConfigValue(value) {
   if (typeof value !== 'string') return Promise.resolve(value)
-  if (!value.startsWith('!')) return Promise.resolve(process.env[value] ?? value)
+  // SPEC 6.3: an environment variable's name, falling back to itself — also when the variable
+  // is set but empty.
+  if (!value.startsWith('!')) return Promise.resolve(process.env[value] || value)
   const command = value.slice(1)
   let run = commandRuns.get(command)
   if (!run) {
@@ -119,7 +121,12 @@ class MCPManager {
     this._resolveValue = o.resolveConfigValue ?? resolveConfigValue
     this._logger = safeLogger(o.logger ?? silentLogger)
     this._reconnect = o.reconnect
-    this._clientOptions = { protocolVersion: o.protocolVersion, capabilities: o.capabilities, clientInfo: o.clientInfo }
+    this._disabledProviders = o.disabledProviders
+    /** [beyond] `(serverName, method, params)`: answers server→client requests of every server. */
+    this._onRequest = typeof o.onRequest === 'function' ? o.onRequest : undefined
+    // SPEC 6: giving onRequest declares elicitation and sampling, unless capabilities are given.
+    const capabilities = o.capabilities ?? (this._onRequest ? { ...DEFAULT_CAPABILITIES, elicitation: {}, sampling: {} } : undefined)
+    this._clientOptions = { protocolVersion: o.protocolVersion, capabilities, clientInfo: o.clientInfo }
     this._authStorage = null
     this._sources = new Map()
     this._connections = new Map()
@@ -139,6 +146,8 @@ class MCPManager {
     const { configs, sources, exaApiKeys } = await this._loadConfigs(this.cwd, {
       enableProjectConfig: o.enableProjectConfig ?? true,
       filterExa: o.filterExa ?? true,
+      // The call's own list wins over the constructor's (SPEC 6).
+      disabledProviders: o.disabledProviders ?? this._disabledProviders,
     })
     const result = await this.connectServers(configs || {}, sources || {}, o.onConnecting)
     result.exaApiKeys = exaApiKeys || []
@@ -237,7 +246,7 @@ class MCPManager {
       entry.outcome = { ok: false, error }
       if (this._pending.get(name) !== entry) return
       this._pending.delete(name)
-      this._logger.error(`MCP server "${name}" failed to connect: ${messageOf(error)}`)
+      this._logger.error('MCP tool load failed', { server: name, error: messageOf(error) })
       // Deferred tools of a server that never came up are withdrawn.
       if (this._serverTools.delete(name)) this._rebuildTools()
       this._status(name, 'disconnected', error)
@@ -291,12 +300,16 @@ class MCPManager {
       if (method === 'notifications/tools/list_changed') this._scheduleRefresh(name)
     }
     client.onError = (err) => this._logger.warn(`MCP server "${name}": ${messageOf(err)}`)
+    if (this._onRequest) {
+      const handler = this._onRequest
+      client.onRequest = (method, params) => handler(name, method, params)
+    }
     client.onStatus = (status, error) => {
       if (this._clients.get(name) !== client) return
       this._status(name, status, error)
       if (status === 'connected') {
         // Back after a reconnect: the server may have changed its tools.
-        this.refreshServerTools(name)
+        this._refreshQuietly(name)
       } else if (status === 'disconnected') {
         // Gone for good (no reconnect, or it gave up): forget the connection and its tools.
         this._forget(name)
@@ -316,7 +329,7 @@ class MCPManager {
     clearTimeout(this._refreshTimers.get(name))
     const timer = setTimeout(() => {
       this._refreshTimers.delete(name)
-      this.refreshServerTools(name)
+      this._refreshQuietly(name)
     }, LIST_CHANGED_DEBOUNCE_MS)
     if (typeof timer.unref === 'function') timer.unref()
     this._refreshTimers.set(name, timer)
@@ -466,22 +479,27 @@ class MCPManager {
     this._rebuildTools()
   }
 
+  /** Lists the server's tools again; an error propagates to the caller (as in the reference). */
   async refreshServerTools(name) {
     const connection = this._connections.get(name)
     if (!connection) return
     delete connection.tools
-    try {
-      const tools = await listTools(connection)
-      if (this._connections.get(name) !== connection) return
-      this._setServerTools(name, this._toolFactory.fromTools(connection, tools))
-      this._cacheSet(name, connection.config, tools)
-    } catch (err) {
-      this._logger.error(`MCP server "${name}": refreshing tools failed: ${messageOf(err)}`)
-    }
+    const tools = await listTools(connection)
+    if (this._connections.get(name) !== connection) return
+    this._setServerTools(name, this._toolFactory.fromTools(connection, tools))
+    this._cacheSet(name, connection.config, tools)
   }
 
+  /** Every connected server; one server's failure is logged and does not stop the others. */
   async refreshAllTools() {
-    await Promise.all([...this._connections.keys()].map((n) => this.refreshServerTools(n)))
+    await Promise.all([...this._connections.keys()].map((n) => this._refreshQuietly(n)))
+  }
+
+  /** A refresh nobody awaits (list_changed, a reconnect, refreshAllTools): failures are logged. */
+  _refreshQuietly(name) {
+    return this.refreshServerTools(name).catch((err) =>
+      this._logger.error(`MCP server "${name}": refreshing tools failed: ${messageOf(err)}`, { server: name, error: messageOf(err) }),
+    )
   }
 }
 

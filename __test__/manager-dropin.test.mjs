@@ -1,0 +1,131 @@
+// Issue 9 / SPEC 6: the manager options and edge cases the agent relies on (onRequest, the
+// options every loadConfigs receives, config values, refresh errors, the logger). Runs under
+// vitest (Node) and `bun test` (Bun) alike.
+import { afterEach, describe, expect, it } from 'vitest'
+
+import { MCPManager } from 'mcp-native/manager'
+import { fixture, ROOT, settle } from './helpers.mjs'
+
+const managers = []
+function manage(options, cache = null) {
+  const m = new MCPManager(ROOT, cache, options)
+  managers.push(m)
+  return m
+}
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((m) => m.disconnectAll()))
+})
+const srv = (flags = [], extra = {}) => fixture(flags, { killGraceMs: 200, ...extra })
+
+function recordingLogger() {
+  const lines = []
+  const log =
+    (level) =>
+    (...args) =>
+      lines.push([level, ...args])
+  return { lines, logger: { error: log('error'), warn: log('warn'), debug: log('debug') } }
+}
+
+describe('onRequest (SPEC 6, 9.1)', () => {
+  it('answers every server’s requests with the server name, and declares elicitation and sampling', async () => {
+    const seen = []
+    const m = manage({
+      onRequest: async (serverName, method, params) => {
+        seen.push({ serverName, method, params })
+        return { action: 'accept', content: { ok: true } }
+      },
+    })
+    await m.connectServers({ a: srv(), b: srv() }, {})
+    const reply = await m.getConnection('b').transport.request('reverse', { method: 'elicitation/create', params: { message: 'q' } })
+    expect(reply.answer.result).toEqual({ action: 'accept', content: { ok: true } })
+    expect(seen).toEqual([{ serverName: 'b', method: 'elicitation/create', params: { message: 'q' } }])
+    const { requests } = await m.getConnection('a').transport.request('requests')
+    const init = requests.find((r) => r.method === 'initialize')
+    expect(init.params.capabilities).toEqual({ roots: { listChanged: false }, elicitation: {}, sampling: {} })
+  })
+
+  it('explicit capabilities win; without onRequest the defaults are the reference’s', async () => {
+    const m = manage({ onRequest: () => ({}), capabilities: { roots: { listChanged: true } } })
+    const plain = manage()
+    await m.connectServers({ a: srv() }, {})
+    await plain.connectServers({ p: srv() }, {})
+    const initOf = async (mgr, name) =>
+      (await mgr.getConnection(name).transport.request('requests')).requests.find((r) => r.method === 'initialize')
+    expect((await initOf(m, 'a')).params.capabilities).toEqual({ roots: { listChanged: true } })
+    expect((await initOf(plain, 'p')).params.capabilities).toEqual({ roots: { listChanged: false } })
+  })
+})
+
+describe('loadConfigs options (SPEC 6)', () => {
+  it('every loadConfigs receives enableProjectConfig, filterExa and disabledProviders; the call’s list wins', async () => {
+    const calls = []
+    const loadConfigs = async (cwd, options) => {
+      calls.push({ cwd, options })
+      return { configs: {}, sources: {}, exaApiKeys: ['k'] }
+    }
+    const m = manage({ loadConfigs, disabledProviders: ['claude'] })
+    const r1 = await m.discoverAndConnect()
+    await m.discoverAndConnect({ enableProjectConfig: false, filterExa: false, disabledProviders: ['cursor'] })
+    expect(r1.exaApiKeys).toEqual(['k'])
+    expect(calls).toEqual([
+      { cwd: ROOT, options: { enableProjectConfig: true, filterExa: true, disabledProviders: ['claude'] } },
+      { cwd: ROOT, options: { enableProjectConfig: false, filterExa: false, disabledProviders: ['cursor'] } },
+    ])
+  })
+})
+
+describe('config values (SPEC 6.3)', () => {
+  it('an env-name value whose variable is set but empty keeps the literal', async () => {
+    process.env.MCP_NATIVE_EMPTY_VAR = ''
+    process.env.MCP_NATIVE_FULL_VAR = 'full'
+    try {
+      const m = manage()
+      const out = await m.prepareConfig({ command: 'x', env: { A: 'MCP_NATIVE_EMPTY_VAR', B: 'MCP_NATIVE_FULL_VAR', C: 'literal' } })
+      expect(out.env).toEqual({ A: 'MCP_NATIVE_EMPTY_VAR', B: 'full', C: 'literal' })
+    } finally {
+      delete process.env.MCP_NATIVE_EMPTY_VAR
+      delete process.env.MCP_NATIVE_FULL_VAR
+    }
+  })
+
+  it('an auth storage whose get throws or rejects: a warning, and the config without the token', async () => {
+    for (const get of [
+      () => {
+        throw new Error('keychain locked')
+      },
+      async () => {
+        throw new Error('keychain locked')
+      },
+    ]) {
+      const { lines, logger } = recordingLogger()
+      const m = manage({ logger })
+      m.setAuthStorage({ get })
+      const out = await m.prepareConfig({ type: 'http', url: 'http://127.0.0.1:9/mcp', auth: { type: 'oauth', credentialId: 'c1' } })
+      expect(out.headers).toBeUndefined()
+      expect(lines.filter(([level]) => level === 'warn').length).toBe(1)
+    }
+  })
+})
+
+describe('refresh and the logger (SPEC 6)', () => {
+  it('refreshServerTools propagates an error; refreshAllTools logs it and refreshes the others', async () => {
+    const { lines, logger } = recordingLogger()
+    const m = manage({ logger })
+    await m.connectServers({ ok: srv(), broken: srv() }, {})
+    m.getConnection('broken').transport.request = () => Promise.reject(new Error('list failed'))
+    expect((await settle(m.refreshServerTools('broken'))).error?.message).toBe('list failed')
+    await m.refreshAllTools()
+    expect(lines.some(([level, message]) => level === 'error' && String(message).includes('list failed'))).toBe(true)
+    expect(m.getTools().filter((t) => t.mcpServerName === 'ok').length).toBe(6)
+  })
+
+  it('a server that fails to load is logged as the reference logs it', async () => {
+    const { lines, logger } = recordingLogger()
+    const m = manage({ logger })
+    await m.connectServers({ gone: { command: '/nonexistent/mcp-native-test' } }, {})
+    const line = lines.find(([, message]) => message === 'MCP tool load failed')
+    expect(line[0]).toBe('error')
+    expect(line[2]).toMatchObject({ server: 'gone' })
+    expect(line[2].error).toMatch(/ENOENT/)
+  })
+})
