@@ -1,3 +1,4 @@
 fn main() {
+    #[cfg(feature = "node")]
     napi_build::setup();
 }

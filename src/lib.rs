@@ -19,5 +19,6 @@ pub mod jsonrpc;
 pub mod runtime;
 pub mod transport;
 
+#[cfg(feature = "node")]
 #[doc(hidden)]
 pub mod binding;
