@@ -103,6 +103,27 @@ pub enum Error {
     /// A defect in this package (a panic caught at the boundary, a broken internal contract).
     #[error("Internal error: {0}")]
     Internal(String),
+    /// A file-system call failed. Printed the way Node prints its own fs errors
+    /// (`ENOENT: no such file or directory, open '/x'`), and `code` is the errno name, so callers
+    /// that test `error.code === "ENOENT"` keep working.
+    #[error("{message}")]
+    Fs {
+        /// The symbolic errno (`ENOENT`, `EACCES`, ...).
+        errno: String,
+        /// The raw OS error number, when there is one (Node exposes it negated as `errno`).
+        os_code: Option<i32>,
+        /// The call that failed (`open`, `mkdir`, `rename`, ...).
+        syscall: &'static str,
+        /// The path it failed on.
+        path: String,
+        /// The second path of a two-path call (`rename`'s destination).
+        dest: Option<String>,
+        /// The whole message.
+        message: String,
+    },
+    /// The tool cache's SQLite store failed (open, read or write); the text is SQLite's.
+    #[error("MCP tool cache store: {0}")]
+    Store(String),
 }
 
 impl Error {
@@ -127,6 +148,8 @@ impl Error {
             Error::NoResponse { .. } => "MCP_NO_RESPONSE",
             Error::Parse(_) => "MCP_PARSE_ERROR",
             Error::Internal(_) => "MCP_INTERNAL",
+            Error::Fs { errno, .. } => errno,
+            Error::Store(_) => "MCP_STORE_ERROR",
         }
     }
 
@@ -160,6 +183,66 @@ impl Error {
             command: command.to_string(),
             errno: errno_name(err),
             detail: err.to_string(),
+        }
+    }
+}
+
+/// The text libuv (and so Node) prints for the errors a file call commonly meets; other errors
+/// print the OS's own description.
+fn uv_text(err: &std::io::Error) -> String {
+    let text = match err.raw_os_error() {
+        Some(libc::ENOENT) => "no such file or directory",
+        Some(libc::EACCES) => "permission denied",
+        Some(libc::EPERM) => "operation not permitted",
+        Some(libc::ENOTDIR) => "not a directory",
+        Some(libc::EISDIR) => "illegal operation on a directory",
+        Some(libc::EEXIST) => "file already exists",
+        Some(libc::ENOSPC) => "no space left on device",
+        Some(libc::EROFS) => "read-only file system",
+        Some(libc::EMFILE) => "too many open files",
+        Some(libc::ENFILE) => "file table overflow",
+        Some(libc::ELOOP) => "too many symbolic links encountered",
+        Some(libc::ENAMETOOLONG) => "name too long",
+        Some(libc::EXDEV) => "cross-device link not permitted",
+        Some(libc::EBUSY) => "resource busy or locked",
+        Some(libc::EIO) => "i/o error",
+        Some(libc::ENOTEMPTY) => "directory not empty",
+        Some(libc::EINVAL) => "invalid argument",
+        _ => {
+            let full = err.to_string();
+            let text = full.split(" (os error").next().unwrap_or(&full);
+            let mut chars = text.chars();
+            return match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => text.to_string(),
+            };
+        }
+    };
+    text.to_string()
+}
+
+impl Error {
+    /// A failed file-system call on `path` (and `dest`, for `rename`), as Node reports it.
+    pub fn fs(
+        syscall: &'static str,
+        path: &std::path::Path,
+        dest: Option<&std::path::Path>,
+        err: &std::io::Error,
+    ) -> Self {
+        let errno = errno_name(err);
+        let path = path.display().to_string();
+        let dest = dest.map(|d| d.display().to_string());
+        let mut message = format!("{errno}: {}, {syscall} '{path}'", uv_text(err));
+        if let Some(dest) = &dest {
+            message.push_str(&format!(" -> '{dest}'"));
+        }
+        Error::Fs {
+            errno,
+            os_code: err.raw_os_error(),
+            syscall,
+            path,
+            dest,
+            message,
         }
     }
 }
@@ -221,6 +304,14 @@ pub fn errno_name(err: &std::io::Error) -> String {
         Some(libc::ENAMETOOLONG) => "ENAMETOOLONG",
         Some(libc::ETXTBSY) => "ETXTBSY",
         Some(libc::EINVAL) => "EINVAL",
+        Some(libc::EEXIST) => "EEXIST",
+        Some(libc::ENOSPC) => "ENOSPC",
+        Some(libc::EROFS) => "EROFS",
+        Some(libc::EXDEV) => "EXDEV",
+        Some(libc::EBUSY) => "EBUSY",
+        Some(libc::EIO) => "EIO",
+        Some(libc::ENOTEMPTY) => "ENOTEMPTY",
+        Some(libc::EDQUOT) => "EDQUOT",
         Some(code) => return format!("E{code}"),
         None => return format!("{:?}", err.kind()).to_uppercase(),
     };
@@ -277,6 +368,36 @@ mod tests {
         assert_eq!(
             Error::spawn("/nonexistent/bin", &enoent).to_string(),
             "spawn /nonexistent/bin ENOENT"
+        );
+    }
+
+    #[test]
+    fn fs_errors_print_like_node() {
+        let enoent = std::io::Error::from_raw_os_error(libc::ENOENT);
+        let e = Error::fs("open", std::path::Path::new("/x/y"), None, &enoent);
+        assert_eq!(
+            e.to_string(),
+            "ENOENT: no such file or directory, open '/x/y'"
+        );
+        assert_eq!(e.code(), "ENOENT");
+        let exdev = std::io::Error::from_raw_os_error(libc::EXDEV);
+        let e = Error::fs(
+            "rename",
+            std::path::Path::new("/a.tmp"),
+            Some(std::path::Path::new("/b")),
+            &exdev,
+        );
+        assert_eq!(
+            e.to_string(),
+            "EXDEV: cross-device link not permitted, rename '/a.tmp' -> '/b'"
+        );
+        // An errno without a libuv text prints the OS's description, lowercased.
+        let e2big = std::io::Error::from_raw_os_error(libc::E2BIG);
+        let e = Error::fs("open", std::path::Path::new("/z"), None, &e2big);
+        assert_eq!(e.to_string(), "E2BIG: argument list too long, open '/z'");
+        assert_eq!(
+            Error::Store("disk I/O error".into()).code(),
+            "MCP_STORE_ERROR"
         );
     }
 }

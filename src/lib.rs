@@ -9,11 +9,15 @@
 //!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
 //! - [`config`]: `.mcp.json` discovery, config validation, tool names, `!command` values.
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
+//! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
+//! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.
 //! - `binding`: the only module that imports napi; thin convert → delegate → convert, with every
 //!   exported call guarded against panics.
 
+pub mod cache;
 pub mod config;
 pub mod error;
+pub mod files;
 pub mod framing;
 pub mod jsonrpc;
 pub mod runtime;
