@@ -42,6 +42,23 @@ pub fn descriptor(error: &Error) -> Value {
             d.insert("syscall".into(), Value::String(format!("spawn {command}")));
             d.insert("path".into(), Value::String(command.clone()));
         }
+        // Like Node's fs errors: `errno` (negative), `syscall`, `path`, and `dest` for a rename.
+        Error::Fs {
+            os_code,
+            syscall,
+            path,
+            dest,
+            ..
+        } => {
+            if let Some(code) = os_code {
+                d.insert("errno".into(), json!(-code));
+            }
+            d.insert("syscall".into(), Value::String((*syscall).into()));
+            d.insert("path".into(), Value::String(path.clone()));
+            if let Some(dest) = dest {
+                d.insert("dest".into(), Value::String(dest.clone()));
+            }
+        }
         _ => {}
     }
     Value::Object(d)

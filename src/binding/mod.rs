@@ -4,9 +4,11 @@
 //! `Error` objects built here (`errors`). Every exported call runs inside `errors::guard` (or
 //! `errors::promise`): a panic becomes an `Error` with code `MCP_INTERNAL`, never an abort.
 
+mod cache;
 pub mod config;
 mod convert;
 mod errors;
+pub mod files;
 mod http;
 mod sink;
 mod stdio;
