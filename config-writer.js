@@ -1,0 +1,13 @@
+'use strict'
+// mcp-native/config-writer: mirrors the reference module `config-writer.ts` (plus getMCPConfigPath).
+const writer = require('./lib/config-writer.js')
+
+exports.readMCPConfigFile = writer.readMCPConfigFile
+exports.writeMCPConfigFile = writer.writeMCPConfigFile
+exports.validateServerName = writer.validateServerName
+exports.addMCPServer = writer.addMCPServer
+exports.updateMCPServer = writer.updateMCPServer
+exports.removeMCPServer = writer.removeMCPServer
+exports.getMCPServer = writer.getMCPServer
+exports.listMCPServers = writer.listMCPServers
+exports.getMCPConfigPath = writer.getMCPConfigPath
