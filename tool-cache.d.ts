@@ -40,6 +40,9 @@ export interface MCPToolCacheOptions {
 /**
  * Tool definitions per server, valid for one server config (SHA-256 of its key-sorted JSON) and
  * 30 days. `get` answers null for anything it cannot use; `set` never throws.
+ *
+ * Its instance type is exactly `get` and `set`, so any object with those two methods is an
+ * `MCPToolCache` for `MCPManager`, as the structural type was before.
  */
 export declare class MCPToolCache {
   constructor(storage: MCPToolCacheStorage, options?: MCPToolCacheOptions)
@@ -48,13 +51,17 @@ export declare class MCPToolCache {
    * `<agent dir>/mcp-cache.db` (`$PI_CODING_AGENT_DIR`, else `~/<$PI_CONFIG_DIR or .omp>/agent`);
    * the file and its directories are created when absent. Throws when it cannot be opened.
    */
-  static open(path?: string | URL, options?: MCPToolCacheOptions): MCPToolCache & { readonly storage: MCPToolCacheStore }
-  /** The storage this cache reads and writes. */
-  readonly storage: MCPToolCacheStorage
+  static open(path?: string | URL, options?: MCPToolCacheOptions): OpenMCPToolCache
   /** The cached tools of `serverName` if they were stored for this very config, else null. */
   get(serverName: string, config: MCPServerConfig): Promise<MCPToolDefinition[] | null>
   /** Stores the tools of `serverName` for this config, for 30 days. */
   set(serverName: string, config: MCPServerConfig, tools: MCPToolDefinition[]): Promise<void>
-  /** Closes the file of a cache made by `open()`; does nothing for an injected storage. */
+}
+
+/** [beyond] What `MCPToolCache.open()` returns: the cache, its store, and a way to close it. */
+export interface OpenMCPToolCache extends MCPToolCache {
+  /** The SQLite store this cache reads and writes. */
+  readonly storage: MCPToolCacheStore
+  /** Closes the file; later reads miss and writes are dropped (with a warning). */
   close(): void
 }

@@ -1,7 +1,7 @@
 // Type-checked by `npm run test:types` (tsc --noEmit), never run: the tool cache and the config
 // writer used the way the reference's callers use them.
 import { MCPToolCache } from 'mcp-native/tool-cache'
-import type { MCPToolCacheStorage, MCPToolCacheStore } from 'mcp-native/tool-cache'
+import type { MCPToolCacheStore, OpenMCPToolCache } from 'mcp-native/tool-cache'
 import {
   addMCPServer,
   getMCPConfigPath,
@@ -29,16 +29,19 @@ async function useCache(storage: AgentStorage): Promise<void> {
   if (tools) await cache.set('files', config, tools)
 
   const logged = new MCPToolCache(storage, { logger: { warn: (...args: unknown[]) => void args }, timeout: 100 })
-  const s: MCPToolCacheStorage = logged.storage
-  void s
+  // Any object with get and set is an MCPToolCache (the manager's parameter type).
+  const custom: MCPToolCache = { get: async () => null, set: async () => {} }
+  void [logged, custom]
 
-  const opened = MCPToolCache.open()
+  const opened: OpenMCPToolCache = MCPToolCache.open()
+  const asCache: MCPToolCache = opened
   const store: MCPToolCacheStore = opened.storage
   const expires: number | null = store.expiresAt('mcp_tools:files')
   const path: string = store.path
   void [expires, path]
+  void asCache
   opened.close()
-  MCPToolCache.open('/tmp/x.db', { timeout: 10 }).close()
+  MCPToolCache.open(new URL('file:///tmp/x.db'), { timeout: 10 }).close()
 }
 
 async function useWriter(): Promise<void> {
