@@ -456,10 +456,22 @@ export declare class MCPClient {
 // ---------------------------------------------------------------------------------------------
 // Manager (mcp-native/manager)
 
-export interface MCPToolCache {
-  get(serverName: string, config: MCPServerConfig): Promise<MCPToolDefinition[] | null>
-  set(serverName: string, config: MCPServerConfig, tools: MCPToolDefinition[]): Promise<void>
-}
+import type { MCPToolCache } from './tool-cache'
+export { MCPToolCache } from './tool-cache'
+export type { MCPToolCacheStorage, MCPToolCacheStore, MCPToolCacheOptions, OpenMCPToolCache } from './tool-cache'
+export {
+  readMCPConfigFile,
+  writeMCPConfigFile,
+  validateServerName,
+  addMCPServer,
+  updateMCPServer,
+  removeMCPServer,
+  getMCPServer,
+  listMCPServers,
+  getMCPConfigPath,
+} from './config-writer'
+export { discoverAndLoadMCPTools } from './loader'
+export type { MCPToolsLoadOptions, MCPToolsLoadResult, LoadedMCPTool, AgentStorage } from './loader'
 
 export interface AuthStorage {
   get(

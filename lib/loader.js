@@ -1,0 +1,67 @@
+'use strict'
+// mcp-native/loader (SPEC 8.4): discovery → manager → the agent's loaded tools, in one call.
+
+const { MCPManager } = require('../manager.js')
+const { safeString } = require('../core.js')
+
+/** @param {unknown} err */
+function messageOf(err) {
+  return err instanceof Error ? err.message : safeString(err)
+}
+
+/**
+ * The tool cache the loader uses: none for `null`, the package's own SQLite store for
+ * `undefined` (SPEC 8.11: `<agent dir>/mcp-cache.db`), else one over the given storage.
+ * @param {any} cacheStorage
+ * @param {any} logger
+ */
+function openCache(cacheStorage, logger) {
+  if (cacheStorage === null) return null
+  const { MCPToolCache } = require('./tool-cache.js')
+  return cacheStorage === undefined ? MCPToolCache.open(undefined, { logger }) : new MCPToolCache(cacheStorage, { logger })
+}
+
+/**
+ * SPEC 8.4 `discoverAndLoadMCPTools`. Every `MCPManager` option is passed to the manager.
+ * @param {string} cwd
+ * @param {Record<string, any>} [options]
+ */
+async function discoverAndLoadMCPTools(cwd, options) {
+  const { onConnecting, enableProjectConfig, filterExa, cacheStorage, authStorage, ...managerOptions } = options ?? {}
+  const logger = managerOptions.logger
+  let cache = null
+  try {
+    cache = openCache(cacheStorage, logger)
+  } catch (error) {
+    try {
+      logger?.warn?.('MCP tool cache unavailable', { error: String(error) })
+    } catch {
+      // a broken logger loses the line
+    }
+  }
+  const manager = new MCPManager(cwd, cache, managerOptions)
+  if (authStorage) manager.setAuthStorage(authStorage)
+  let result
+  try {
+    result = await manager.discoverAndConnect({
+      onConnecting,
+      enableProjectConfig,
+      filterExa,
+      disabledProviders: managerOptions.disabledProviders,
+    })
+  } catch (error) {
+    return { manager, tools: [], errors: [{ path: '.mcp.json', error: messageOf(error) }], connectedServers: [], exaApiKeys: [] }
+  }
+  const tools = result.tools.map((/** @type {any} */ tool) => {
+    const server = tool.mcpServerName
+    const conn = server === undefined ? undefined : /** @type {any} */ (manager.getConnection(server))
+    const src = server === undefined ? undefined : manager.getSource(server)
+    const providerName = conn?._source?.providerName ?? src?.providerName ?? conn?._source?.provider ?? src?.provider
+    const path = server && providerName ? `mcp:${server} via ${providerName}` : `mcp:${tool.name}`
+    return { path, resolvedPath: `mcp:${tool.name}`, tool }
+  })
+  const errors = [...result.errors].map(([server, error]) => ({ path: `mcp:${server}`, error }))
+  return { manager, tools, errors, connectedServers: result.connectedServers, exaApiKeys: result.exaApiKeys }
+}
+
+module.exports = { discoverAndLoadMCPTools }

@@ -1,0 +1,3 @@
+'use strict'
+// mcp-native/loader: mirrors the reference module `loader.ts`.
+module.exports = require('./lib/loader.js')
