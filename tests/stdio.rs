@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mcp_native::error::Error;
 use mcp_native::runtime::group_alive;
 use mcp_native::transport::stdio::{StdioConfig, StdioTransport};
-use mcp_native::transport::{Event, EventSink};
+use mcp_native::transport::{Event, EventSink, OutgoingRequest, Transport};
 use tokio::sync::mpsc;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixture/server.mjs");
@@ -16,8 +16,29 @@ const WAIT: Duration = Duration::from_secs(20);
 struct ChannelSink(mpsc::UnboundedSender<Event>);
 
 impl EventSink for ChannelSink {
-    fn emit(&self, event: Event) {
-        let _ = self.0.send(event);
+    fn emit_all(&self, events: Vec<Event>) {
+        for event in events {
+            let _ = self.0.send(event);
+        }
+    }
+}
+
+/// Sends `method` with its outcome as an event; returns its id.
+trait RequestAsEvent {
+    fn request(&self, method: &str, params: Option<&str>, timeout_ms: u64) -> Result<u64, Error>;
+}
+
+impl RequestAsEvent for StdioTransport {
+    fn request(&self, method: &str, params: Option<&str>, timeout_ms: u64) -> Result<u64, Error> {
+        let id = self.next_id();
+        let method_json = serde_json::to_string(method).unwrap();
+        self.send(vec![OutgoingRequest::new(
+            id,
+            &method_json,
+            params,
+            timeout_ms,
+        )])?;
+        Ok(id)
     }
 }
 
@@ -29,8 +50,8 @@ fn fixture(flags: &[&str]) -> StdioConfig {
 
 fn connect(config: StdioConfig) -> (StdioTransport, mpsc::UnboundedReceiver<Event>) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut t = StdioTransport::new(config);
-    t.connect(Arc::new(ChannelSink(tx))).expect("spawn fixture");
+    let t =
+        StdioTransport::spawn(&config, Arc::new(ChannelSink(tx)), 30_000).expect("spawn fixture");
     (t, rx)
 }
 
@@ -305,7 +326,7 @@ async fn stderr_flood_without_reading_stdin_does_not_deadlock() {
 async fn close_kills_a_sigterm_ignoring_server_and_its_grandchild() {
     let mut config = fixture(&["--ignore-sigterm"]);
     config.kill_grace_ms = 300;
-    let (mut t, mut rx) = connect(config);
+    let (t, mut rx) = connect(config);
     let pid = t.pid().unwrap() as i32;
     let grandchild = call(&t, &mut rx, "spawn-grandchild", "{}").await.unwrap();
     let gpid: i32 = grandchild
@@ -353,7 +374,12 @@ fn alive(pid: i32) -> bool {
 #[tokio::test]
 async fn spawn_failure_names_command_and_reason() {
     let (tx, _rx) = mpsc::unbounded_channel();
-    let mut t = StdioTransport::new(StdioConfig::new("/nonexistent/bin", &[]));
-    let err = t.connect(Arc::new(ChannelSink(tx))).unwrap_err();
+    let err = StdioTransport::spawn(
+        &StdioConfig::new("/nonexistent/bin", &[]),
+        Arc::new(ChannelSink(tx)),
+        30_000,
+    )
+    .err()
+    .unwrap();
     assert_eq!(err.to_string(), "spawn /nonexistent/bin ENOENT");
 }

@@ -137,11 +137,12 @@ fn scalar_text(value: &Value) -> Option<String> {
 }
 
 /// The stdio transport config from `core.js`: `{ command, args, env, cwd, timeout,
-/// maxMessageBytes, killGraceMs, callerReadsStdout }` (`env` already merged over the process's).
-pub fn stdio_config(json: &str) -> Result<StdioConfig, Error> {
+/// maxMessageBytes, killGraceMs, callerReadsStdout }` (`env` already merged over the process's),
+/// and its `timeout` (default 30 s).
+pub fn stdio_config(json: &str) -> Result<(StdioConfig, u64), Error> {
     let f = Fields::parse(json)?;
-    let _ = f.millis("timeout", 0)?; // used by core.js; checked here by the same rule
-    Ok(StdioConfig {
+    let timeout = f.millis("timeout", DEFAULT_TIMEOUT_MS)?;
+    let config = StdioConfig {
         command: f.string("command")?,
         args: f.string_list("args")?,
         env: f.string_map("env")?,
@@ -149,7 +150,8 @@ pub fn stdio_config(json: &str) -> Result<StdioConfig, Error> {
         max_message_bytes: f.bytes("maxMessageBytes", STDIO_MAX)?,
         kill_grace_ms: f.millis("killGraceMs", DEFAULT_KILL_GRACE_MS)?,
         caller_reads_stdout: f.opt_bool("callerReadsStdout"),
-    })
+    };
+    Ok((config, timeout))
 }
 
 /// The HTTP transport config from `core.js`: `{ type, url, headers, timeout, maxMessageBytes }`.
@@ -206,12 +208,20 @@ pub fn request_line(line: &str) -> Result<OutgoingRequest<'_>, Option<u64>> {
         ),
         None => (millis(number(timeout)?), None),
     };
+    let method_json = &rest[..end];
+    // The one place where the public transports' behaviour is set from the method (SPEC 3.1,
+    // 3.3): `initialize` opens a session and is never cancelled.
+    let opens_session = method_json == "\"initialize\"";
     Ok(OutgoingRequest {
         id,
-        method_json: &rest[..end],
+        method_json,
         params,
         timeout_ms,
         progress,
+        cancellable: !opens_session,
+        opens_session,
+        headers: Vec::new(),
+        reply: crate::transport::Reply::Event,
     })
 }
 
@@ -226,6 +236,9 @@ mod tests {
             (r.id, r.timeout_ms, r.method_json, r.params),
             (12, 30000, r#""tools/call""#, Some(r#"{"name":"x"}"#))
         );
+        assert!(r.cancellable && !r.opens_session);
+        let init = request_line(r#"1 100 "initialize"{}"#).unwrap();
+        assert!(!init.cancellable && init.opens_session);
         let r = request_line(r#"3 0.5 "a\"b\\"{}"#).unwrap();
         assert_eq!(
             (r.timeout_ms, r.method_json, r.params),
@@ -245,12 +258,13 @@ mod tests {
         );
         assert!(request_line(r#"5 100 "m"{}"#).unwrap().progress.is_none());
         // Lines that cannot be sent fail their request (when the id can be read), never vanish.
-        assert_eq!(request_line(r#"x 1 "m"{}"#).unwrap_err(), None);
-        assert_eq!(request_line(r#"1 1 "unterminated"#).unwrap_err(), Some(1));
-        assert_eq!(request_line(r#"2 1 "m"undefined"#).unwrap_err(), Some(2));
-        assert_eq!(request_line(r#"3 x "m"{}"#).unwrap_err(), Some(3));
-        assert_eq!(request_line(r#"4 1rx "m"{}"#).unwrap_err(), Some(4));
-        assert_eq!(request_line("7"), Err(None));
+        let err = |line| request_line(line).err().flatten();
+        assert_eq!(err(r#"x 1 "m"{}"#), None);
+        assert_eq!(err(r#"1 1 "unterminated"#), Some(1));
+        assert_eq!(err(r#"2 1 "m"undefined"#), Some(2));
+        assert_eq!(err(r#"3 x "m"{}"#), Some(3));
+        assert_eq!(err(r#"4 1rx "m"{}"#), Some(4));
+        assert!(request_line("7").is_err());
     }
 
     #[test]
@@ -284,7 +298,7 @@ mod tests {
             err(r#"{"command":"x","env":{"TOKEN":{"secret":"s3cr3t"}}}"#),
             r#"Invalid config: "env.TOKEN" must be a string"#
         );
-        let ok = stdio_config(
+        let (ok, _) = stdio_config(
             r#"{"command":"x","args":["a",1],"env":{"A":"1","B":2,"C":null},"timeout":1500.5,"killGraceMs":0.5}"#,
         )
         .unwrap();

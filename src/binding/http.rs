@@ -11,8 +11,8 @@ use super::errors::{descriptor_text, guard};
 use super::reply_outcome;
 use super::sink::BatchSink;
 use super::stdio::read_batch;
-use crate::transport::EventSink;
 use crate::transport::http::HttpTransport;
+use crate::transport::{EventSink, Reply, Transport};
 
 /// Low-level HTTP transport. Use `HttpTransport` from the package root instead.
 #[napi]
@@ -65,11 +65,7 @@ impl NativeHttp {
             };
             let (requests, failed) = read_batch(&batch);
             self.sink.emit_all(failed);
-            Ok(requests.iter().all(|r| {
-                inner
-                    .request(r.id, r.method_json, r.params, r.timeout_ms, r.progress)
-                    .is_ok()
-            }))
+            Ok(inner.send(requests).is_ok())
         })
     }
 
@@ -88,7 +84,13 @@ impl NativeHttp {
                 return Ok(Some(descriptor_text(&crate::error::Error::NotConnected)));
             };
             Ok(inner
-                .notify(as_id(id), &method, params.as_deref(), millis(timeout_ms))
+                .notify_as(
+                    as_id(id),
+                    &method,
+                    params.as_deref(),
+                    millis(timeout_ms),
+                    Reply::Event,
+                )
                 .err()
                 .map(|e| descriptor_text(&e)))
         })
@@ -130,7 +132,7 @@ impl NativeHttp {
             Ok(self
                 .inner
                 .as_ref()
-                .is_some_and(|t| t.reply(&id, reply_outcome(&result, &error)).is_ok()))
+                .is_some_and(|t| t.respond(&id, reply_outcome(&result, &error)).is_ok()))
         })
     }
 

@@ -11,14 +11,17 @@ use super::errors::{descriptor_text, guard};
 use super::reply_outcome;
 use super::sink::{BatchSink, batch_text};
 use crate::error::Error as McpError;
-use crate::transport::stdio::{StdioConfig, StdioTransport};
-use crate::transport::{Event, EventSink, OutgoingRequest};
+use crate::transport::stdio::StdioTransport;
+use crate::transport::{Event, EventSink, OutgoingRequest, Transport};
 
 /// Low-level stdio transport. Use `StdioTransport` from the package root instead.
 #[napi]
 pub struct NativeStdio {
-    inner: StdioTransport,
+    /// The current connection (a new one per `connect`).
+    inner: Option<Arc<StdioTransport>>,
     sink: Arc<BatchSink>,
+    /// The listener switches, applied to every connection.
+    listeners: (bool, bool),
 }
 
 /// Splits a `sendRequests` batch into the requests to send and the failures of lines that could
@@ -47,8 +50,9 @@ impl NativeStdio {
     pub fn new(env: Env, on_events: Function<'_, String, Unknown<'static>>) -> Result<Self> {
         guard(&env, || {
             Ok(NativeStdio {
-                inner: StdioTransport::new(StdioConfig::new("", &[])),
+                inner: None,
                 sink: BatchSink::new(on_events)?,
+                listeners: (false, false),
             })
         })
     }
@@ -59,16 +63,20 @@ impl NativeStdio {
     #[napi]
     pub fn connect(&mut self, env: Env, config_json: String) -> Result<Option<String>> {
         guard(&env, || {
-            let config = match stdio_config(&config_json) {
+            let (config, timeout_ms) = match stdio_config(&config_json) {
                 Ok(c) => c,
                 Err(e) => return Ok(Some(descriptor_text(&e))),
             };
-            self.inner.set_config(config);
-            Ok(self
-                .inner
-                .connect(self.sink.clone())
-                .err()
-                .map(|e| descriptor_text(&e)))
+            // The previous connection, if any, is shut down with its last handle.
+            self.inner = None;
+            match StdioTransport::spawn(&config, self.sink.clone(), timeout_ms) {
+                Ok(t) => {
+                    t.set_listeners(self.listeners.0, self.listeners.1);
+                    self.inner = Some(Arc::new(t));
+                    Ok(None)
+                }
+                Err(e) => Ok(Some(descriptor_text(&e))),
+            }
         })
     }
 
@@ -80,7 +88,10 @@ impl NativeStdio {
         guard(&env, || {
             let (requests, failed) = read_batch(&batch);
             self.sink.emit_all(failed);
-            Ok(self.inner.send_requests(&requests).is_ok())
+            Ok(self
+                .inner
+                .as_ref()
+                .is_some_and(|t| t.send_requests(requests).is_ok()))
         })
     }
 
@@ -88,7 +99,10 @@ impl NativeStdio {
     #[napi]
     pub fn notify(&self, env: Env, method: String, params: Option<String>) -> Result<bool> {
         guard(&env, || {
-            Ok(self.inner.notify(&method, params.as_deref()).is_ok())
+            Ok(self
+                .inner
+                .as_ref()
+                .is_some_and(|t| t.notify_now(&method, params.as_deref()).is_ok()))
         })
     }
 
@@ -96,7 +110,9 @@ impl NativeStdio {
     #[napi]
     pub fn cancel(&self, env: Env, id: f64, reason: String) -> Result<()> {
         guard(&env, || {
-            self.inner.cancel(as_id(id), &reason);
+            if let Some(t) = &self.inner {
+                t.cancel(as_id(id), &reason);
+            }
             Ok(())
         })
     }
@@ -114,8 +130,8 @@ impl NativeStdio {
         guard(&env, || {
             Ok(self
                 .inner
-                .reply(&id, reply_outcome(&result, &error))
-                .is_ok())
+                .as_ref()
+                .is_some_and(|t| t.respond(&id, reply_outcome(&result, &error)).is_ok()))
         })
     }
 
@@ -125,7 +141,11 @@ impl NativeStdio {
     pub fn take_stdout_fd(&mut self, env: Env) -> Result<Option<i32>> {
         use std::os::fd::IntoRawFd;
         guard(&env, || {
-            Ok(self.inner.take_stdout_fd().map(IntoRawFd::into_raw_fd))
+            Ok(self
+                .inner
+                .as_ref()
+                .and_then(|t| t.take_stdout_fd())
+                .map(IntoRawFd::into_raw_fd))
         })
     }
 
@@ -133,26 +153,45 @@ impl NativeStdio {
     /// text (same format as `onEvents`).
     #[napi]
     pub fn feed(&self, env: Env, chunk: &[u8]) -> Result<String> {
-        guard(&env, || Ok(batch_text(&self.inner.feed(chunk))))
+        guard(&env, || {
+            Ok(batch_text(
+                &self
+                    .inner
+                    .as_ref()
+                    .map(|t| t.feed(chunk))
+                    .unwrap_or_default(),
+            ))
+        })
     }
 
     /// With `callerReadsStdout`: stdout ended; returns the last events as a batch text.
     #[napi]
     pub fn feed_end(&self, env: Env) -> Result<String> {
-        guard(&env, || Ok(batch_text(&self.inner.feed_end())))
+        guard(&env, || {
+            Ok(batch_text(
+                &self
+                    .inner
+                    .as_ref()
+                    .map(|t| t.feed_end())
+                    .unwrap_or_default(),
+            ))
+        })
     }
 
     /// Starts the close sequence; a `closed` event follows. False when nothing is running.
     #[napi]
     pub fn close(&mut self, env: Env) -> Result<bool> {
-        guard(&env, || Ok(self.inner.close()))
+        guard(&env, || Ok(self.inner.as_ref().is_some_and(|t| t.close())))
     }
 
     /// Switches delivery of stderr text and of server→client requests.
     #[napi]
-    pub fn set_listeners(&self, env: Env, stderr: bool, requests: bool) -> Result<()> {
+    pub fn set_listeners(&mut self, env: Env, stderr: bool, requests: bool) -> Result<()> {
         guard(&env, || {
-            self.inner.set_listeners(stderr, requests);
+            self.listeners = (stderr, requests);
+            if let Some(t) = &self.inner {
+                t.set_listeners(stderr, requests);
+            }
             Ok(())
         })
     }
@@ -166,6 +205,6 @@ impl NativeStdio {
     /// The server's process id while connected.
     #[napi(getter)]
     pub fn pid(&self, env: Env) -> Result<Option<u32>> {
-        guard(&env, || Ok(self.inner.pid()))
+        guard(&env, || Ok(self.inner.as_ref().and_then(|t| t.pid())))
     }
 }

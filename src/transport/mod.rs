@@ -1,20 +1,35 @@
-//! I/O and lifecycle. This module holds what every transport shares: the events a transport
-//! reports to its user ([`Event`], delivered in order through an [`EventSink`]) and the
-//! pending-request table with its per-request deadlines ([`Pending`]).
+//! I/O and lifecycle behind one [`Transport`] trait, implemented by the stdio transport and the
+//! Streamable HTTP transport (which also speaks the legacy HTTP+SSE protocol).
+//!
+//! A transport knows I/O, not MCP methods: each request carries its options ([`OutgoingRequest`]:
+//! deadline, progress rule, whether giving up tells the server, extra HTTP headers, whether it
+//! opens a session) and says where its outcome goes ([`Reply`]): to a channel a Rust caller
+//! awaits ([`TransportExt::request`]), or as an [`Event`] to the transport's [`EventSink`] — the
+//! JavaScript binding's path, one batch and one wake-up for many answers. Everything else a
+//! server sends (notifications, server→client requests, stderr, errors, the end) is an [`Event`]
+//! for the sink; [`ChannelSink`] turns those into a `futures` `Stream` for Rust callers.
 
+pub mod deadline;
+pub(crate) mod dispatch;
 pub mod http;
+pub mod pending;
 pub mod stdio;
 
-use std::collections::{BTreeSet, HashMap};
-use std::time::{Duration, Instant};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use futures::future::BoxFuture;
 use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+
+pub use deadline::{Deadline, MAX_TIMEOUT_MS, ProgressReset};
+pub use pending::{Entry, Pending, Reply, outcome_event};
 
 use crate::error::Error;
 
-/// Longest per-request deadline honoured (about 24.8 days, like JavaScript timers); longer ones
-/// are clamped to it.
-pub const MAX_TIMEOUT_MS: u64 = i32::MAX as u64;
+/// The outcome of a request: the raw `result` (missing → `None`), or why it failed.
+pub type Outcome = Result<Option<Box<RawValue>>, Error>;
 
 /// What a transport reports, in the order it happened.
 #[derive(Debug)]
@@ -40,8 +55,8 @@ pub enum Event {
         /// Its raw params, when present.
         params: Option<Box<RawValue>>,
     },
-    /// A server→client request for the user's request handler; answer it with the transport's
-    /// `reply`.
+    /// A server→client request for the user's request handler; answer it with
+    /// [`Transport::respond`].
     Request {
         /// The raw id to echo.
         id: Box<RawValue>,
@@ -59,38 +74,283 @@ pub enum Event {
     Closed(Option<Error>),
 }
 
-/// One outgoing request, as the binding hands it over (see `stdio::StdioTransport::send_requests`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One outgoing request and its options. The method and params are JSON text, borrowed from the
+/// caller (the binding's per-tick batch), so that sending copies them once, into the frame.
+#[derive(Debug)]
 pub struct OutgoingRequest<'a> {
-    /// Its id, unique for the transport's lifetime.
+    /// Its id, unique for the transport's lifetime ([`Transport::next_id`] or the caller's own).
     pub id: u64,
     /// The method as JSON string text, quotes included.
     pub method_json: &'a str,
-    /// The params as JSON text; `None` sends `{}`.
+    /// The params as JSON text (an object or array); `None` sends `{}`.
     pub params: Option<&'a str>,
     /// Its deadline in milliseconds; 0 fails at once without sending.
     pub timeout_ms: u64,
-    /// Progress resets the deadline (SPEC 3.4 `resetTimeoutOnProgress`), never beyond
-    /// `max_total_ms` from the start when that is set.
+    /// Progress restarts the deadline (SPEC 3.4), up to its cap.
     pub progress: Option<ProgressReset>,
+    /// Giving up on it (timeout, cancel) sends `notifications/cancelled` (SPEC 3.1: not for a
+    /// handshake request).
+    pub cancellable: bool,
+    /// It opens a session (the legacy era's `initialize`): on success the HTTP transport
+    /// remembers the negotiated `protocolVersion`; refused with 400/404/405 on a `type: "sse"`
+    /// server, it moves the transport to the legacy HTTP+SSE protocol (SPEC 3.3).
+    pub opens_session: bool,
+    /// Extra HTTP headers for this request only (the modern era's `Mcp-Method`, `Mcp-Name`,
+    /// `Mcp-Param-*`); ignored by stdio.
+    pub headers: Vec<(String, String)>,
+    /// Where its outcome goes.
+    pub reply: Reply,
 }
 
-impl OutgoingRequest<'_> {
-    /// Whether giving up on it sends `notifications/cancelled` (SPEC 3.1: not for `initialize`).
-    pub fn cancellable(&self) -> bool {
-        self.method_json != "\"initialize\""
+impl<'a> OutgoingRequest<'a> {
+    /// A request with the defaults of SPEC 3.1: cancellable, outcome as an event.
+    pub fn new(id: u64, method_json: &'a str, params: Option<&'a str>, timeout_ms: u64) -> Self {
+        OutgoingRequest {
+            id,
+            method_json,
+            params,
+            timeout_ms,
+            progress: None,
+            cancellable: true,
+            opens_session: false,
+            headers: Vec::new(),
+            reply: Reply::Event,
+        }
     }
 }
 
-/// How progress notifications move a request's deadline (SPEC 3.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProgressReset {
-    /// `maxTotalTimeout`: the deadline never passes start + this.
-    pub max_total_ms: Option<u64>,
+/// The options of a request a Rust caller awaits ([`TransportExt::request`]).
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// Deadline in milliseconds (default: the transport's own, see [`Transport::default_timeout_ms`]).
+    pub timeout_ms: Option<u64>,
+    /// Progress restarts the deadline (SPEC 3.4).
+    pub progress: Option<ProgressReset>,
+    /// Opens a session (see [`OutgoingRequest::opens_session`]); also never cancelled.
+    pub opens_session: bool,
+    /// Extra HTTP headers.
+    pub headers: Vec<(String, String)>,
+}
+
+/// What a session-keeping transport asks of its client when the server says the session is gone
+/// (HTTP 404, or 400 naming the session): open a new one (re-run the handshake), after which the
+/// failed request is sent once more. One re-initialization is shared by concurrent callers.
+pub trait SessionHook: Send + Sync + 'static {
+    /// Opens a new session on the same transport.
+    fn reinitialize(&self) -> BoxFuture<'static, Result<(), Error>>;
+}
+
+/// What the HTTP transport asks when an answer is 401 (or 403 `insufficient_scope`): an
+/// authorization step (SPEC 10), after which the request is sent once more with the new
+/// `Authorization` header. Implemented by the OAuth client.
+pub trait AuthHook: Send + Sync + 'static {
+    /// The `Authorization` header value to send now, if any.
+    fn authorization(&self) -> Option<String>;
+    /// The server refused with `status` and this `WWW-Authenticate` value: authorize (or
+    /// refresh). `Ok(true)` retries the request once; `Ok(false)` reports the refusal as it is.
+    fn challenge(
+        &self,
+        status: u16,
+        www_authenticate: Option<String>,
+    ) -> BoxFuture<'static, Result<bool, Error>>;
+}
+
+/// Which protocol era an HTTP exchange follows (SPEC 9): the legacy era keeps a session, resumes
+/// broken SSE replies and opens the GET stream; the modern era (2026-07-28) does none of that and
+/// sends `MCP-Protocol-Version` on every POST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Era {
+    /// 2024-11-05 … 2025-11-25: `initialize` handshake, sessions.
+    #[default]
+    Legacy,
+    /// 2026-07-28: per-request metadata, no sessions.
+    Modern,
+}
+
+/// One connection to one server: what every transport does. Outcomes of requests go where their
+/// [`Reply`] says; everything else goes to the [`EventSink`] the transport was made with.
+pub trait Transport: Send + Sync + 'static {
+    /// A request id, unique for the transport's lifetime.
+    fn next_id(&self) -> u64;
+    /// The deadline of a request that names none (`config.timeout`, default 30 s).
+    fn default_timeout_ms(&self) -> u64;
+    /// Whether the connection is open.
+    fn is_open(&self) -> bool;
+    /// Sends requests (together where the transport can: one `writev` on stdio).
+    fn send(&self, requests: Vec<OutgoingRequest<'_>>) -> Result<(), Error>;
+    /// Sends a notification; resolves once it is handed over (stdio: queued; HTTP: the POST's
+    /// outcome).
+    fn notify(&self, method: &str, params: Option<&str>) -> BoxFuture<'static, Result<(), Error>>;
+    /// Answers a server→client request (`id` is its raw JSON id; `outcome` the raw `result` or
+    /// the raw `error` object).
+    fn respond(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error>;
+    /// Gives up on request `id`: no outcome follows; the server is told when the request was
+    /// cancellable and already on its way.
+    fn cancel(&self, id: u64, reason: &str);
+    /// Starts closing; [`Event::Closed`]`(None)` follows. False when not open.
+    fn close(&self) -> bool;
+    /// Delivers server→client requests other than `ping` as [`Event::Request`] (else they are
+    /// answered `-32601`).
+    fn set_request_listener(&self, on: bool);
+    /// HTTP: the server-initiated message stream (GET) after a legacy handshake; its end is
+    /// reported as [`Event::Response`] for `id`. False when not applicable.
+    fn start_listener(&self, _id: u64) -> bool {
+        false
+    }
+    /// HTTP: the negotiated protocol version to send in `MCP-Protocol-Version`.
+    fn set_protocol_version(&self, _version: Option<&str>) {}
+    /// HTTP: the protocol era of later exchanges.
+    fn set_era(&self, _era: Era) {}
+    /// HTTP: who re-opens an expired session.
+    fn set_session_hook(&self, _hook: Option<Arc<dyn SessionHook>>) {}
+    /// HTTP: who authorizes on 401/403.
+    fn set_auth_hook(&self, _hook: Option<Arc<dyn AuthHook>>) {}
+}
+
+/// Awaitable requests on any [`Transport`].
+pub trait TransportExt {
+    /// Sends `method` with `params` (JSON text; `None` sends `{}`) and awaits its outcome. Dropping
+    /// the future gives the request up (the server is told, as on a caller's abort).
+    fn request(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        options: RequestOptions,
+    ) -> BoxFuture<'static, Outcome>;
+}
+
+impl TransportExt for Arc<dyn Transport> {
+    fn request(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        options: RequestOptions,
+    ) -> BoxFuture<'static, Outcome> {
+        request_on(self.clone(), method, params, options)
+    }
+}
+
+impl<T: Transport> TransportExt for Arc<T> {
+    fn request(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        options: RequestOptions,
+    ) -> BoxFuture<'static, Outcome> {
+        request_on(self.clone(), method, params, options)
+    }
+}
+
+fn request_on(
+    transport: Arc<dyn Transport>,
+    method: &str,
+    params: Option<&str>,
+    options: RequestOptions,
+) -> BoxFuture<'static, Outcome> {
+    let (tx, rx) = oneshot::channel();
+    let id = transport.next_id();
+    let method_json = serde_json::to_string(method).unwrap_or_else(|_| "\"\"".into());
+    let request = OutgoingRequest {
+        id,
+        method_json: &method_json,
+        params,
+        timeout_ms: options
+            .timeout_ms
+            .unwrap_or_else(|| transport.default_timeout_ms()),
+        progress: options.progress,
+        cancellable: !options.opens_session,
+        opens_session: options.opens_session,
+        headers: options.headers,
+        reply: Reply::Channel(tx),
+    };
+    let sent = transport.send(vec![request]);
+    Box::pin(async move {
+        sent?;
+        let mut guard = GiveUp {
+            transport,
+            id,
+            done: false,
+        };
+        let outcome = rx.await.unwrap_or_else(|_| Err(Error::closed()));
+        guard.done = true;
+        outcome
+    })
+}
+
+/// Gives a request up when the future awaiting it is dropped before its outcome.
+struct GiveUp {
+    transport: Arc<dyn Transport>,
+    id: u64,
+    done: bool,
+}
+
+impl Drop for GiveUp {
+    fn drop(&mut self) {
+        if !self.done {
+            self.transport.cancel(self.id, "The request was abandoned");
+        }
+    }
+}
+
+/// Where a transport delivers its events. Called from runtime threads; must not block.
+pub trait EventSink: Send + Sync + 'static {
+    /// Delivers one event. Events of one transport are emitted in order.
+    fn emit(&self, event: Event) {
+        self.emit_all(vec![event]);
+    }
+
+    /// Delivers events that arrived together (one read), in order, as one unit where the sink
+    /// can: a batching sink then wakes its consumer once instead of once per event.
+    fn emit_all(&self, events: Vec<Event>);
+
+    /// The consumer's pacing, if it has one: `Some(signal)` while events emitted earlier still
+    /// wait to be taken; `signal` is notified when they are. A transport then reads no more input
+    /// until that happens, so that answers arriving meanwhile are read and delivered together
+    /// (one wake-up of the consumer for many answers, and larger reads for the server too).
+    fn backlog(&self) -> Option<&tokio::sync::Notify> {
+        None
+    }
+}
+
+/// An [`EventSink`] for Rust callers: every event goes to an unbounded channel, read as a
+/// `futures` [`Stream`](futures::Stream) ([`EventStream`]).
+#[derive(Debug)]
+pub struct ChannelSink {
+    tx: mpsc::UnboundedSender<Event>,
+}
+
+impl ChannelSink {
+    /// The sink and the stream of what it receives.
+    pub fn new() -> (Arc<Self>, EventStream) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Arc::new(ChannelSink { tx }), EventStream { rx })
+    }
+}
+
+impl EventSink for ChannelSink {
+    fn emit_all(&self, events: Vec<Event>) {
+        for event in events {
+            let _ = self.tx.send(event);
+        }
+    }
+}
+
+/// The events of a [`ChannelSink`], in order; ends when the sink is dropped.
+#[derive(Debug)]
+pub struct EventStream {
+    rx: mpsc::UnboundedReceiver<Event>,
+}
+
+impl futures::Stream for EventStream {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        self.rx.poll_recv(cx)
+    }
 }
 
 /// The request id a `notifications/progress` refers to, when its token is one of our ids (the
-/// JS layer uses the request id as progress token).
+/// request id is the progress token).
 pub fn progress_target(method: &str, params: Option<&RawValue>) -> Option<u64> {
     if method != "notifications/progress" {
         return None;
@@ -102,221 +362,4 @@ pub fn progress_target(method: &str, params: Option<&RawValue>) -> Option<u64> {
     }
     let p: Progress<'_> = serde_json::from_str(params?.get()).ok()?;
     crate::jsonrpc::our_id(p.token?)
-}
-
-/// Where a transport delivers its events. Called from runtime threads; must not block.
-pub trait EventSink: Send + Sync + 'static {
-    /// Delivers one event. Events of one transport are emitted in order.
-    fn emit(&self, event: Event);
-
-    /// Delivers events that arrived together (one read), in order, as one unit where the sink
-    /// can: a batching sink then wakes its consumer once instead of once per event.
-    fn emit_all(&self, events: Vec<Event>) {
-        for event in events {
-            self.emit(event);
-        }
-    }
-
-    /// The consumer's pacing, if it has one: `Some(signal)` while events emitted earlier still
-    /// wait to be taken; `signal` is notified when they are. A transport then reads no more input
-    /// until that happens, so that answers arriving meanwhile are read and delivered together
-    /// (one wake-up of the consumer for many answers, and larger reads for the server too).
-    fn backlog(&self) -> Option<&tokio::sync::Notify> {
-        None
-    }
-}
-
-/// One pending request.
-#[derive(Debug, Clone, Copy)]
-pub struct Entry {
-    deadline: Instant,
-    timeout_ms: u64,
-    started: Instant,
-    progress: Option<ProgressReset>,
-    /// Whether giving up on it tells the server (see [`OutgoingRequest::cancellable`]).
-    pub cancellable: bool,
-}
-
-impl Entry {
-    /// The deadline that passed, in milliseconds, for the error message: `maxTotalTimeout` when
-    /// progress had pushed the deadline up to that cap, else the request timeout.
-    pub fn timeout_ms(&self) -> u64 {
-        match self.progress.and_then(|p| p.max_total_ms) {
-            Some(max) if self.deadline >= self.started + Duration::from_millis(max) => max,
-            _ => self.timeout_ms,
-        }
-    }
-}
-
-/// `deadline`, no later than the entry's `maxTotalTimeout` allows.
-fn capped(entry: &Entry, deadline: Instant) -> Instant {
-    match entry.progress.and_then(|p| p.max_total_ms) {
-        Some(max) => deadline.min(entry.started + Duration::from_millis(max.min(MAX_TIMEOUT_MS))),
-        None => deadline,
-    }
-}
-
-/// The pending-request table of one connection: entries by id plus their deadlines in order, so
-/// that the earliest deadline is known without a scan. Each settlement removes the entry and its
-/// deadline together, exactly once. Pure data: the transport decides when to look at the clock.
-#[derive(Debug, Default)]
-pub struct Pending {
-    entries: HashMap<u64, Entry>,
-    deadlines: BTreeSet<(Instant, u64)>,
-}
-
-impl Pending {
-    /// Registers request `id`; returns its deadline.
-    pub fn insert(&mut self, id: u64, timeout_ms: u64, now: Instant) -> Instant {
-        self.insert_with(id, timeout_ms, now, None, true)
-    }
-
-    /// [`Pending::insert`] with a progress rule.
-    pub fn insert_with(
-        &mut self,
-        id: u64,
-        timeout_ms: u64,
-        now: Instant,
-        progress: Option<ProgressReset>,
-        cancellable: bool,
-    ) -> Instant {
-        let timeout_ms = timeout_ms.min(MAX_TIMEOUT_MS);
-        let entry = Entry {
-            deadline: now + Duration::from_millis(timeout_ms),
-            timeout_ms,
-            started: now,
-            progress,
-            cancellable,
-        };
-        let deadline = capped(&entry, entry.deadline);
-        self.deadlines.insert((deadline, id));
-        self.entries.insert(id, Entry { deadline, ..entry });
-        deadline
-    }
-
-    /// A progress notification for `id`: with a reset rule, its deadline restarts from `now`
-    /// (capped by `maxTotalTimeout`). Returns whether it moved.
-    pub fn progress(&mut self, id: u64, now: Instant) -> bool {
-        let Some(entry) = self.entries.get_mut(&id) else {
-            return false;
-        };
-        if entry.progress.is_none() {
-            return false;
-        }
-        let next = capped(entry, now + Duration::from_millis(entry.timeout_ms));
-        if next <= entry.deadline {
-            return false;
-        }
-        self.deadlines.remove(&(entry.deadline, id));
-        entry.deadline = next;
-        self.deadlines.insert((next, id));
-        true
-    }
-
-    /// Whether `id` is still pending.
-    pub fn contains(&self, id: u64) -> bool {
-        self.entries.contains_key(&id)
-    }
-
-    /// Removes `id` and its deadline; `None` if it was not pending (already settled).
-    pub fn settle(&mut self, id: u64) -> Option<Entry> {
-        let entry = self.entries.remove(&id)?;
-        self.deadlines.remove(&(entry.deadline, id));
-        Some(entry)
-    }
-
-    /// The earliest deadline of all pending requests.
-    pub fn next_deadline(&self) -> Option<Instant> {
-        self.deadlines.first().map(|(d, _)| *d)
-    }
-
-    /// Removes and returns every request whose deadline is at or before `now`, earliest first.
-    pub fn expire(&mut self, now: Instant) -> Vec<(u64, Entry)> {
-        let mut out = Vec::new();
-        while let Some(&(deadline, id)) = self.deadlines.first() {
-            if deadline > now {
-                break;
-            }
-            self.deadlines.pop_first();
-            if let Some(entry) = self.entries.remove(&id) {
-                out.push((id, entry));
-            }
-        }
-        out
-    }
-
-    /// Number of pending requests.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// True when nothing is pending.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Removes every entry (the transport closed).
-    pub fn clear(&mut self) {
-        self.entries.clear();
-        self.deadlines.clear();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deadlines_expire_once_in_order_and_settled_requests_never_expire() {
-        let mut p = Pending::default();
-        let t0 = Instant::now();
-        p.insert(1, 50, t0);
-        p.insert(2, 100, t0);
-        p.insert(3, 10, t0);
-        assert_eq!(p.next_deadline(), Some(t0 + Duration::from_millis(10)));
-        assert!(p.settle(3).is_some());
-        assert!(p.settle(3).is_none());
-        assert_eq!(p.next_deadline(), Some(t0 + Duration::from_millis(50)));
-        assert!(p.expire(t0 + Duration::from_millis(49)).is_empty());
-        let gone: Vec<u64> = p
-            .expire(t0 + Duration::from_millis(100))
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect();
-        assert_eq!(gone, vec![1, 2]);
-        assert!(p.is_empty() && p.next_deadline().is_none());
-        p.insert(4, 0, t0);
-        assert_eq!(p.expire(t0).len(), 1);
-    }
-
-    #[test]
-    fn progress_restarts_the_deadline_up_to_max_total() {
-        let ms = Duration::from_millis;
-        let mut p = Pending::default();
-        let t0 = Instant::now();
-        p.insert_with(
-            1,
-            100,
-            t0,
-            Some(ProgressReset {
-                max_total_ms: Some(250),
-            }),
-            true,
-        );
-        p.insert(2, 100, t0);
-        assert!(p.progress(1, t0 + ms(80)));
-        assert!(!p.progress(2, t0 + ms(80)), "no reset rule: no change");
-        assert_eq!(p.next_deadline(), Some(t0 + ms(100)));
-        assert!(p.expire(t0 + ms(179)).iter().all(|(id, _)| *id == 2));
-        assert!(p.progress(1, t0 + ms(170)));
-        let (id, e) = p.expire(t0 + ms(250)).pop().unwrap();
-        assert_eq!(
-            (id, e.timeout_ms()),
-            (1, 250),
-            "capped by maxTotalTimeout, reported as it"
-        );
-        p.insert_with(3, 100, t0, Some(ProgressReset { max_total_ms: None }), true);
-        assert!(p.progress(3, t0 + ms(50)));
-        assert_eq!(p.expire(t0 + ms(150)).pop().unwrap().1.timeout_ms(), 100);
-    }
 }

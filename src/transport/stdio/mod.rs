@@ -1,8 +1,8 @@
 //! The stdio transport (SPEC 3.2): a child process speaking newline-delimited JSON.
 //!
-//! [`StdioTransport`] is the caller's handle; each `connect` spawns the child and one owner task
-//! (`owner.rs`) that reads stdout, fires deadlines, waits for stdin to drain and runs shutdown. A
-//! second task drains stderr, keeping its tail.
+//! [`StdioTransport`] is one connection: [`StdioTransport::spawn`] starts the child and one owner
+//! task (`owner.rs`) that reads stdout, fires deadlines, waits for stdin to drain and runs
+//! shutdown. A second task drains stderr, keeping its tail. A new connection is a new transport.
 //!
 //! The pending table and the outgoing queue (`shared.rs`, `writer.rs`) are shared by the caller's
 //! thread and the owner, each behind its own short mutex. This is deliberate (measured, see
@@ -32,13 +32,15 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde::Deserialize;
 use tokio::io::Interest;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
-use super::{Event, EventSink, OutgoingRequest, Pending};
+use super::{Event, EventSink, OutgoingRequest, Pending, Transport};
 use crate::error::Error;
 use crate::framing::jsonl::LineDecoder;
 use crate::jsonrpc;
@@ -125,73 +127,33 @@ pub fn project_dir() -> Option<PathBuf> {
     Some(cwd)
 }
 
-struct Connection {
+/// The first id [`Transport::next_id`] hands out. Callers that bring their own ids (the
+/// JavaScript binding counts from 1) stay below it, so both can share one transport; every id
+/// stays below 2^53, so a server that turns it into a JavaScript number still echoes it exactly.
+pub const OWN_IDS_FROM: u64 = 1 << 52;
+
+/// One connection to a server process.
+pub struct StdioTransport {
     shared: Arc<Shared>,
     pid: u32,
-    /// With [`StdioConfig::caller_reads_stdout`], until the caller takes it.
-    stdout: Option<OwnedFd>,
-}
-
-/// The caller's handle on a stdio server. Request ids are unique for the handle's lifetime,
-/// across reconnects. Dropping the handle makes the owner task run the close sequence by itself,
-/// so nothing blocks and no process is left behind.
-pub struct StdioTransport {
-    config: StdioConfig,
+    /// With `caller_reads_stdout`, the stdout pipe until the caller takes it.
+    stdout: Mutex<Option<OwnedFd>>,
     next_id: AtomicU64,
-    flags: Arc<Flags>,
-    conn: Option<Connection>,
+    timeout_ms: u64,
 }
 
 impl StdioTransport {
-    /// A transport that has not spawned anything yet.
-    pub fn new(config: StdioConfig) -> Self {
-        StdioTransport {
-            config,
-            next_id: AtomicU64::new(1),
-            flags: Arc::default(),
-            conn: None,
-        }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &StdioConfig {
-        &self.config
-    }
-
-    /// Replaces the configuration used by the next `connect`.
-    pub fn set_config(&mut self, config: StdioConfig) {
-        self.config = config;
-    }
-
-    fn open_conn(&self) -> Option<&Connection> {
-        self.conn
-            .as_ref()
-            .filter(|c| c.shared.table().state == State::Open)
-    }
-
-    /// The server's process id while the connection is open.
-    pub fn pid(&self) -> Option<u32> {
-        self.open_conn().map(|c| c.pid)
-    }
-
-    /// Whether a connection is open (it stops being open when it ends or `close` is called).
-    pub fn is_open(&self) -> bool {
-        self.open_conn().is_some()
-    }
-
-    /// Switches delivery of [`Event::Stderr`] and of server→client requests.
-    pub fn set_listeners(&self, stderr: bool, requests: bool) {
-        self.flags.stderr.store(stderr, Ordering::Relaxed);
-        self.flags.requests.store(requests, Ordering::Relaxed);
-    }
-
-    /// Spawns the server and starts its I/O task; events go to `sink`. Returns as soon as the
-    /// process exists. A previous connection is dropped (and so cleaned up) first.
-    pub fn connect(&mut self, sink: Arc<dyn EventSink>) -> Result<(), Error> {
-        self.drop_conn();
+    /// Spawns the server of `config` (SPEC 3.2); events go to `sink`. Fails with
+    /// `spawn <command> <ERRNO>` when it cannot be started. `timeout_ms` is the deadline of
+    /// requests that name none ([`Transport::default_timeout_ms`]).
+    pub fn spawn(
+        config: &StdioConfig,
+        sink: Arc<dyn EventSink>,
+        timeout_ms: u64,
+    ) -> Result<Self, Error> {
         let rt = runtime::runtime();
         let _enter = rt.enter();
-        let mut child = spawn(&self.config)?;
+        let mut child = spawn(config)?;
         // A child whose id cannot be read has already been reaped; never go on with group 0
         // (that would be the host's own group).
         let Some(pid) = child.id().filter(|&p| runtime::is_server_group(p as i32)) else {
@@ -207,11 +169,10 @@ impl StdioTransport {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
                 _ => unreachable!("all three pipes were requested"),
             };
-        let external = self.config.caller_reads_stdout;
+        let external = config.caller_reads_stdout;
         let pipes = (|| {
             let stdin = async_fd(stdin.into_owned_fd()?, Interest::WRITABLE)?;
             let stdout = stdout.into_owned_fd()?;
-            // A caller-read stdout is not watched here at all: no wake-up of this thread per answer.
             let (mine, theirs) = if external {
                 (None, Some(stdout))
             } else {
@@ -227,6 +188,7 @@ impl StdioTransport {
                 return Err(Error::Io(format!("pipe setup failed: {e}")));
             }
         };
+        let flags = Arc::new(Flags::default());
         let shared = Arc::new(Shared {
             table: Mutex::new(Table {
                 state: State::Open,
@@ -243,95 +205,75 @@ impl StdioTransport {
             broken: AtomicBool::new(false),
             wake: Notify::new(),
             sink: sink.clone(),
-            reader: Mutex::new(LineDecoder::new(self.config.max_message_bytes)),
+            reader: Mutex::new(LineDecoder::new(config.max_message_bytes)),
             stdout_eof: AtomicBool::new(false),
-            flags: self.flags.clone(),
-            max_message_bytes: self.config.max_message_bytes,
+            flags: flags.clone(),
+            max_message_bytes: config.max_message_bytes,
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
-        let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), self.flags.clone(), sink));
+        let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), flags, sink));
         let owner = Owner {
             child,
             pgid,
             registry_key,
             stdin: Some(stdin),
             stdout,
-            kill_grace: Duration::from_millis(self.config.kill_grace_ms),
+            kill_grace: Duration::from_millis(config.kill_grace_ms),
             shared: shared.clone(),
             tail,
             stderr_task: Some(stderr_task),
         };
         rt.spawn(owner.run());
-        self.conn = Some(Connection {
+        Ok(StdioTransport {
             shared,
             pid,
-            stdout: stdout_for_caller,
-        });
-        Ok(())
+            stdout: Mutex::new(stdout_for_caller),
+            next_id: AtomicU64::new(OWN_IDS_FROM),
+            timeout_ms,
+        })
     }
 
-    /// With [`StdioConfig::caller_reads_stdout`]: the stdout pipe, once, for the caller to read.
-    pub fn take_stdout_fd(&mut self) -> Option<OwnedFd> {
-        self.conn.as_mut().and_then(|c| c.stdout.take())
+    /// The server's process id while the connection is open.
+    pub fn pid(&self) -> Option<u32> {
+        self.is_open().then_some(self.pid)
     }
 
-    /// With [`StdioConfig::caller_reads_stdout`]: decodes a chunk the caller read from stdout and
-    /// returns the events it completes (in order; they are not sent to the sink).
+    /// Switches delivery of [`Event::Stderr`] and of server→client requests.
+    pub fn set_listeners(&self, stderr: bool, requests: bool) {
+        self.shared.flags.stderr.store(stderr, Ordering::Relaxed);
+        self.shared
+            .flags
+            .requests
+            .store(requests, Ordering::Relaxed);
+    }
+
+    /// With `caller_reads_stdout`: the stdout pipe, once. The caller owns it from then on and
+    /// hands what it reads to [`StdioTransport::feed`].
+    pub fn take_stdout_fd(&self) -> Option<OwnedFd> {
+        self.stdout.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// With `caller_reads_stdout`: decodes a chunk read from stdout; returns the events it
+    /// completes (which go to the caller, not to the sink).
     pub fn feed(&self, data: &[u8]) -> Vec<Event> {
-        self.conn
-            .as_ref()
-            .map(|c| c.shared.feed(data))
-            .unwrap_or_default()
+        self.shared.feed(data)
     }
 
-    /// With [`StdioConfig::caller_reads_stdout`]: stdout ended (or failed) for the caller.
+    /// With `caller_reads_stdout`: stdout ended; returns the last events.
     pub fn feed_end(&self) -> Vec<Event> {
-        self.conn
-            .as_ref()
-            .map(|c| c.shared.feed_end())
-            .unwrap_or_default()
+        self.shared.feed_end()
     }
 
-    /// The shared parts of the open connection.
     fn open_shared(&self) -> Result<&Arc<Shared>, Error> {
-        let conn = self.conn.as_ref().ok_or(Error::NotConnected)?;
-        if conn.shared.table().state != State::Open {
+        if self.shared.table().state != State::Open {
             return Err(Error::closed());
         }
-        Ok(&conn.shared)
+        Ok(&self.shared)
     }
 
-    /// Allocates a request id (unique for the handle's lifetime, across reconnects).
-    pub fn next_id(&self) -> u64 {
-        self.next_id.fetch_add(1, Ordering::Relaxed)
-    }
-
-    /// Sends request `method` with `params` (JSON text, `None` → `{}`); returns its id. The
-    /// outcome arrives as [`Event::Response`] or [`Event::Failed`] for that id, or with
-    /// [`Event::Closed`]. A `timeout_ms` of 0 fails at once without sending.
-    pub fn request(
-        &self,
-        method: &str,
-        params: Option<&str>,
-        timeout_ms: u64,
-    ) -> Result<u64, Error> {
-        let id = self.next_id();
-        let method_json = serde_json::to_string(method).expect("string serialization");
-        self.send_requests(&[OutgoingRequest {
-            id,
-            method_json: &method_json,
-            params,
-            timeout_ms,
-            progress: None,
-        }])?;
-        Ok(id)
-    }
-
-    /// Sends several requests at once (ids from [`Self::next_id`] or the caller's own unique
-    /// ones): one lock of the table, one `writev`. Outcomes arrive as for [`Self::request`].
-    pub fn send_requests(&self, requests: &[OutgoingRequest<'_>]) -> Result<(), Error> {
-        let conn = self.conn.as_ref().ok_or(Error::NotConnected)?;
-        let shared = &conn.shared;
+    /// Sends several requests at once: one lock of the table, one `writev`.
+    pub fn send_requests(&self, requests: Vec<OutgoingRequest<'_>>) -> Result<(), Error> {
+        let shared = &self.shared;
         let mut table = shared.table();
         if table.state != State::Open {
             return Err(Error::closed());
@@ -342,20 +284,18 @@ impl StdioTransport {
         let mut immediate = Vec::new();
         for r in requests {
             if r.timeout_ms == 0 {
-                let error = Error::Timeout { ms: 0 };
-                immediate.push(Event::Failed { id: r.id, error });
+                r.reply
+                    .deliver(r.id, Err(Error::Timeout { ms: 0 }), &mut immediate);
                 continue;
             }
             // Registered before it is written, so that the answer always finds it.
+            let frame = jsonrpc::request_frame_json(r.id, r.method_json, r.params);
             let deadline =
                 table
                     .pending
-                    .insert_with(r.id, r.timeout_ms, now, r.progress, r.cancellable());
+                    .insert(r.id, r.timeout_ms, now, r.progress, r.cancellable, r.reply);
             earlier |= table.armed.is_none_or(|armed| deadline < armed);
-            frames.push((
-                r.id,
-                jsonrpc::request_frame_json(r.id, r.method_json, r.params),
-            ));
+            frames.push((r.id, frame));
         }
         drop(table);
         if earlier {
@@ -366,24 +306,55 @@ impl StdioTransport {
         Ok(())
     }
 
-    /// Sends a notification.
-    pub fn notify(&self, method: &str, params: Option<&str>) -> Result<(), Error> {
+    /// Queues a notification.
+    pub fn notify_now(&self, method: &str, params: Option<&str>) -> Result<(), Error> {
         self.open_shared()?
             .send(None, jsonrpc::notification_frame(method, params));
         Ok(())
     }
 
-    /// Answers a server→client request (`id` is the raw JSON id); `outcome` is the raw `result`
-    /// or the raw `error` object.
-    pub fn reply(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error> {
+    fn end_conn(&self, how: State) -> bool {
+        let mut table = self.shared.table();
+        if table.state != State::Open {
+            return false;
+        }
+        table.state = how;
+        drop(table);
+        self.shared.wake.notify_one();
+        true
+    }
+}
+
+impl Transport for StdioTransport {
+    fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn default_timeout_ms(&self) -> u64 {
+        self.timeout_ms
+    }
+
+    fn is_open(&self) -> bool {
+        self.shared.table().state == State::Open
+    }
+
+    fn send(&self, requests: Vec<OutgoingRequest<'_>>) -> Result<(), Error> {
+        self.send_requests(requests)
+    }
+
+    fn notify(&self, method: &str, params: Option<&str>) -> BoxFuture<'static, Result<(), Error>> {
+        let sent = self.notify_now(method, params);
+        Box::pin(async move { sent })
+    }
+
+    fn respond(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error> {
         self.open_shared()?
             .send(None, jsonrpc::reply_frame(id, outcome));
         Ok(())
     }
 
-    /// Gives up on request `id` (caller abort): it is dropped from the queue if unsent, otherwise
-    /// the server gets `notifications/cancelled` with `reason`. No event follows for it.
-    pub fn cancel(&self, id: u64, reason: &str) {
+    /// Dropped from the queue if unsent, otherwise the server gets `notifications/cancelled`.
+    fn cancel(&self, id: u64, reason: &str) {
         if let Ok(shared) = self.open_shared()
             && let Some(entry) = shared.table().pending.settle(id)
         {
@@ -391,34 +362,18 @@ impl StdioTransport {
         }
     }
 
-    /// Starts the close sequence. Returns false when there was no open connection; otherwise
-    /// [`Event::Closed`] follows once the process is gone.
-    pub fn close(&mut self) -> bool {
+    fn close(&self) -> bool {
         self.end_conn(State::Closing)
     }
 
-    fn end_conn(&self, how: State) -> bool {
-        let Some(conn) = self.conn.as_ref() else {
-            return false;
-        };
-        let mut table = conn.shared.table();
-        if table.state != State::Open {
-            return false;
-        }
-        table.state = how;
-        drop(table);
-        conn.shared.wake.notify_one();
-        true
-    }
-
-    fn drop_conn(&mut self) {
-        self.end_conn(State::Dropped);
-        self.conn = None;
+    fn set_request_listener(&self, on: bool) {
+        self.shared.flags.requests.store(on, Ordering::Relaxed);
     }
 }
 
 impl Drop for StdioTransport {
+    /// The last handle is gone: the server is shut down (without reporting).
     fn drop(&mut self) {
-        self.drop_conn();
+        self.end_conn(State::Dropped);
     }
 }

@@ -5,10 +5,11 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitStatus;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::io::unix::AsyncFd;
 use tokio::process::Child;
+use tokio::time::Instant;
 
 use super::DRAIN_AFTER_EXIT;
 use super::process::exit_info;
@@ -131,7 +132,7 @@ impl Owner {
 
     /// Reads, writes and fires deadlines until close, drop, exit or end of stdout.
     async fn serve(&mut self) -> Ending {
-        let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+        let far = Instant::now() + Duration::from_secs(86400 * 365);
         let timer = tokio::time::sleep_until(far);
         tokio::pin!(timer);
         let mut timer_at: Option<Instant> = None;
@@ -169,9 +170,7 @@ impl Owner {
             let backlog = self.shared.backlog.load(Ordering::Acquire);
             if deadline != timer_at {
                 timer_at = deadline;
-                timer
-                    .as_mut()
-                    .reset(deadline.map_or(far, tokio::time::Instant::from_std));
+                timer.as_mut().reset(deadline.unwrap_or(far));
             }
             tokio::select! {
                 biased;
@@ -234,11 +233,11 @@ impl Owner {
         let mut events = Vec::with_capacity(expired.len());
         for (id, entry) in expired {
             let error = Error::Timeout {
-                ms: entry.timeout_ms(),
+                ms: entry.deadline.reported_ms(),
             };
             self.shared
                 .forget(id, &error.to_string(), entry.cancellable);
-            events.push(Event::Failed { id, error });
+            entry.reply.deliver(id, Err(error), &mut events);
         }
         self.shared.sink.emit_all(events);
     }
@@ -252,7 +251,7 @@ impl Owner {
     /// The process exited, its stdout ended or its stdin broke: collect what it said last,
     /// report (`cause`, when given, is the one error `onError` gets), clean up.
     async fn ended_on_its_own(&mut self, exit: Option<ExitStatus>, cause: Option<Error>) {
-        let deadline = tokio::time::Instant::now() + DRAIN_AFTER_EXIT;
+        let deadline = Instant::now() + DRAIN_AFTER_EXIT;
         // Whatever the server wrote before exiting is still in the pipe: read it first (or,
         // when the caller reads stdout, wait for the caller to reach its end).
         if exit.is_some() {
@@ -301,7 +300,7 @@ impl Owner {
             exit: info,
             stderr: Some(stderr),
         };
-        self.shared.table().pending.clear();
+        self.shared.table().pending.close_all(&error);
         match cause {
             Some(cause) => self.shared.sink.emit(Event::Error(cause)),
             None if abnormal => self.shared.sink.emit(Event::Error(error.clone())),
@@ -320,7 +319,7 @@ impl Owner {
             if matches!(table.state, State::Open) {
                 table.state = State::Ended;
             }
-            table.pending.clear();
+            table.pending.close_all(&Error::closed());
         }
         self.shared.out().close();
         self.stdin = None; // closes the descriptor, now that no writer can reach it

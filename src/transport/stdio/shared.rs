@@ -3,16 +3,16 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
-use serde_json::value::RawValue;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
 use super::writer::Writer;
 use crate::error::Error;
 use crate::framing::jsonl::{Frame, LineDecoder};
-use crate::jsonrpc::{self, Incoming};
-use crate::transport::{Event, EventSink, Pending, progress_target};
+use crate::jsonrpc;
+use crate::transport::dispatch::dispatch;
+use crate::transport::{Event, EventSink, Outcome, Pending, progress_target};
 
 /// What the caller switches on and off at any time.
 #[derive(Debug, Default)]
@@ -99,48 +99,63 @@ impl Shared {
     }
 
     /// Handles the frames of one read: parses them without a lock, then settles their requests
-    /// under one short lock and sends replies; returns their events, in order.
+    /// under one short lock (each outcome where its request's reply goes), moves deadlines on
+    /// progress and sends replies; returns the events for the sink, in order.
     pub(super) fn handle(&self, frames: impl Iterator<Item = Frame>) -> Vec<Event> {
         let mut events = Vec::new();
         let mut replies = Vec::new();
+        // Answers stay in line with the events around them: `None` marks an event's slot.
+        let mut answers: Vec<Option<(u64, Outcome)>> = Vec::new();
+        let wanted = self.flags.requests.load(Ordering::Relaxed);
         for frame in frames {
             match frame {
-                Frame::Line(line) => self.on_message(&line, &mut events, &mut replies),
+                Frame::Line(line) => {
+                    let before = events.len();
+                    if let Some(answer) = dispatch(&line, wanted, &mut replies, &mut events) {
+                        answers.push(Some(answer));
+                    }
+                    answers.extend((before..events.len()).map(|_| None));
+                }
                 Frame::Oversized { prefix } => {
                     if let Some(id) = jsonrpc::sniff_id(&prefix) {
                         let limit = self.max_message_bytes;
-                        events.push(Event::Failed {
-                            id,
-                            error: Error::MessageTooLarge { limit },
-                        });
+                        answers.push(Some((id, Err(Error::MessageTooLarge { limit }))));
                     }
                 }
             }
         }
-        if events.is_empty() && replies.is_empty() {
+        if answers.is_empty() && replies.is_empty() {
             return events;
         }
+        let mut out = Vec::with_capacity(answers.len());
+        let mut events = events.into_iter();
         let mut table = self.table();
         // Answers to unknown (or already settled) requests are dropped here; progress moves the
         // deadline of a request that asked for it.
         let now = Instant::now();
-        events.retain(|e| match e {
-            Event::Response { id, .. } | Event::Failed { id, .. } => {
-                table.pending.settle(*id).is_some()
-            }
-            Event::Notification { method, params } => {
-                if let Some(id) = progress_target(method, params.as_deref()) {
-                    table.pending.progress(id, now);
+        for slot in answers {
+            match slot {
+                Some((id, outcome)) => {
+                    if let Some(entry) = table.pending.settle(id) {
+                        entry.reply.deliver(id, outcome, &mut out);
+                    }
                 }
-                true
+                None => {
+                    let Some(event) = events.next() else { continue };
+                    if let Event::Notification { method, params } = &event
+                        && let Some(id) = progress_target(method, params.as_deref())
+                    {
+                        table.pending.progress(id, now);
+                    }
+                    out.push(event);
+                }
             }
-            _ => true,
-        });
+        }
         drop(table);
         for frame in replies {
             self.send(None, frame);
         }
-        events
+        out
     }
 
     /// Decodes a chunk of caller-read stdout; returns the events it completes.
@@ -164,51 +179,5 @@ impl Shared {
         self.stdout_eof.store(true, Ordering::Release);
         self.wake.notify_one();
         events
-    }
-
-    pub(super) fn on_message(
-        &self,
-        line: &[u8],
-        events: &mut Vec<Event>,
-        replies: &mut Vec<Vec<u8>>,
-    ) {
-        match jsonrpc::classify(line) {
-            Incoming::Response { id, outcome } => {
-                let Some(id) = jsonrpc::our_id(id) else {
-                    return;
-                };
-                events.push(match outcome {
-                    Ok(result) => Event::Response {
-                        id,
-                        result: result.map(RawValue::to_owned),
-                    },
-                    Err(error) => Event::Failed {
-                        id,
-                        error: Error::rpc(error),
-                    },
-                });
-            }
-            Incoming::Notification { method, params } => events.push(Event::Notification {
-                method,
-                params: params.map(RawValue::to_owned),
-            }),
-            Incoming::Request { id, method, params } => {
-                if method == "ping" {
-                    replies.push(jsonrpc::reply_frame(id.get(), Ok("{}")));
-                } else if self.flags.requests.load(Ordering::Relaxed) {
-                    events.push(Event::Request {
-                        id: id.to_owned(),
-                        method,
-                        params: params.map(RawValue::to_owned),
-                    });
-                } else {
-                    replies.push(jsonrpc::reply_frame(
-                        id.get(),
-                        Err(jsonrpc::METHOD_NOT_FOUND),
-                    ));
-                }
-            }
-            Incoming::Ignored | Incoming::Malformed => {}
-        }
     }
 }

@@ -1,0 +1,95 @@
+//! The GET stream of server-initiated messages (SPEC 3.3 `startSSEListener`, legacy era): it
+//! reconnects with `Last-Event-ID` after a drop, honouring `retry:`, with capped exponential
+//! backoff and jitter, and gives up after [`LISTENER_MAX_FAILURES`] consecutive failures.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::post::error_chain;
+use super::{Inner, LISTENER_BASE_DELAY, LISTENER_MAX_DELAY, LISTENER_MAX_FAILURES};
+use crate::error::Error;
+use crate::framing::sse::{SseDecoder, SseItem};
+use crate::transport::Event;
+
+impl Inner {
+    /// Reads server-initiated messages until the server refuses the stream (405 and friends),
+    /// too many consecutive failures, or the transport closes. A stream that ends without any
+    /// event counts as a failure, so a server that keeps closing cannot make it loop.
+    pub(super) async fn listen(self: &Arc<Self>) {
+        let mut failures = 0u32;
+        let mut last_id: Option<String> = None;
+        let mut retry: Option<u64> = None;
+        while self.open.load(Ordering::Acquire) {
+            let Ok(headers) = self.get_headers(last_id.as_deref()) else {
+                return;
+            };
+            let mut got_event = false;
+            match self
+                .client
+                .get(&self.config.url)
+                .headers(headers)
+                .send()
+                .await
+            {
+                Ok(resp) if !resp.status().is_success() => return, // 405 and friends: no listener
+                Ok(mut resp) => {
+                    let mut decoder = SseDecoder::new(self.config.max_message_bytes);
+                    loop {
+                        match resp.chunk().await {
+                            Ok(Some(chunk)) => {
+                                decoder.push(&chunk);
+                                let mut events = Vec::new();
+                                while let Some(item) = decoder.next_item() {
+                                    if let SseItem::Event(e) = item {
+                                        got_event = true;
+                                        self.on_sse_data(None, e.data.as_bytes(), &mut events);
+                                    }
+                                }
+                                self.sink.emit_all(events);
+                                last_id = decoder.last_event_id().map(str::to_string).or(last_id);
+                                retry = decoder.retry().or(retry);
+                            }
+                            Ok(None) => break,
+                            Err(e) => {
+                                self.listener_failed(e);
+                                break;
+                            }
+                        }
+                    }
+                }
+                Err(e) => self.listener_failed(e),
+            }
+            failures = if got_event { 0 } else { failures + 1 };
+            if failures >= LISTENER_MAX_FAILURES {
+                return;
+            }
+            tokio::time::sleep(reconnect_delay(failures, retry)).await;
+        }
+    }
+
+    fn listener_failed(&self, e: reqwest::Error) {
+        if self.open.load(Ordering::Acquire) {
+            self.sink.emit(Event::Error(Error::Io(format!(
+                "SSE listener: {}",
+                error_chain(e)
+            ))));
+        }
+    }
+}
+
+/// The wait before reconnect number `failures` (0 after a stream that delivered events): the
+/// server's `retry:` if given, else exponential from [`LISTENER_BASE_DELAY`]; capped at
+/// [`LISTENER_MAX_DELAY`]; with ±25% jitter so that many clients do not reconnect in step.
+pub(crate) fn reconnect_delay(failures: u32, retry_ms: Option<u64>) -> Duration {
+    let base = match retry_ms {
+        Some(ms) => Duration::from_millis(ms),
+        None => LISTENER_BASE_DELAY.saturating_mul(1u32 << failures.min(16)),
+    }
+    .min(LISTENER_MAX_DELAY);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let jitter = 0.75 + (nanos % 1000) as f64 / 2000.0;
+    base.mul_f64(jitter)
+}

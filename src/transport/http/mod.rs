@@ -1,0 +1,502 @@
+//! The Streamable HTTP transport (SPEC 3.3): POST per message with the exact header rules,
+//! session capture, JSON and SSE replies (notifications and server→client requests on the way),
+//! the whole-exchange deadline (moved by progress, SPEC 3.4), caller cancellation that drops the
+//! stream at once, `notifications/cancelled`, session expiry (reported, or repaired through the
+//! client's [`SessionHook`]), SSE resume with `GET` + `Last-Event-ID`, the GET listener, the
+//! legacy HTTP+SSE fallback of `type: "sse"`, DELETE on close (and when the handle is dropped),
+//! pooled keep-alive connections, an [`AuthHook`] for 401/403, and the modern era (SPEC 9:
+//! sessionless, no GET stream, no resume).
+//!
+//! Every request runs as its own task on the crate's runtime; in-flight tasks are kept by id so
+//! that a cancel or a close can abort them (which closes their HTTP stream). Whatever a task
+//! registers before an `.await` (a movable deadline, a legacy waiter) is removed by a guard, so
+//! an aborted task leaves nothing.
+//!
+//! Files: `mod.rs` the handle, its config and lifecycle; `post.rs` one POST and its headers;
+//! `exchange.rs` a request from POST to answer, with its deadline; `sse.rs` an SSE reply;
+//! `listener.rs` the GET stream; `legacy.rs` the 2024-11-05 HTTP+SSE protocol.
+
+mod exchange;
+mod legacy;
+mod listener;
+mod post;
+mod sse;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde::Deserialize;
+use tokio::task::AbortHandle;
+
+use super::{AuthHook, Era, Event, EventSink, OutgoingRequest, Reply, SessionHook, Transport};
+use crate::error::Error;
+use crate::jsonrpc;
+use crate::runtime;
+use exchange::ExchangeDeadline;
+use legacy::Legacy;
+
+/// Default `maxMessageBytes` for one SSE event (and one JSON body): 128 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
+/// The transport timeout when the config has none (requests, notify, the closing DELETE).
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// How often a broken SSE reply is resumed with `GET` + `Last-Event-ID` before giving up.
+pub const SSE_RESUME_ATTEMPTS: u32 = 3;
+/// The wait before a resume when the server sent no `retry:`.
+pub const SSE_RESUME_DEFAULT_RETRY_MS: u64 = 1000;
+/// The GET listener gives up after this many consecutive failed or eventless streams.
+pub const LISTENER_MAX_FAILURES: u32 = 5;
+/// First reconnect delay of the GET listener (doubled per consecutive failure, with jitter).
+pub const LISTENER_BASE_DELAY: Duration = Duration::from_millis(500);
+/// Longest reconnect delay of the GET listener (a server's `retry:` is capped by it too).
+pub const LISTENER_MAX_DELAY: Duration = Duration::from_secs(30);
+/// How long an idle pooled connection is kept.
+pub const POOL_IDLE: Duration = Duration::from_secs(90);
+/// The first id [`Transport::next_id`] hands out (see `stdio::OWN_IDS_FROM`).
+pub const OWN_IDS_FROM: u64 = 1 << 52;
+
+/// How to reach the server.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpConfig {
+    /// The MCP endpoint.
+    pub url: String,
+    /// Extra headers, in order; they override the defaults.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    /// The transport timeout in milliseconds (requests that name none, notify, the closing
+    /// DELETE).
+    #[serde(default = "default_timeout")]
+    pub timeout_ms: u64,
+    /// See [`DEFAULT_MAX_MESSAGE_BYTES`].
+    #[serde(default = "default_max")]
+    pub max_message_bytes: usize,
+    /// `type: "sse"`: if the very first POST (a session-opening request) answers 400, 404 or
+    /// 405, fall back to the legacy HTTP+SSE protocol of revision 2024-11-05.
+    #[serde(default)]
+    pub legacy_fallback: bool,
+}
+
+impl HttpConfig {
+    /// A config for `url` with every default.
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpConfig {
+            url: url.into(),
+            headers: Vec::new(),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            legacy_fallback: false,
+        }
+    }
+}
+
+fn default_timeout() -> u64 {
+    DEFAULT_TIMEOUT_MS
+}
+fn default_max() -> usize {
+    DEFAULT_MAX_MESSAGE_BYTES
+}
+
+/// A running exchange: its task, whether giving up on it tells the server, and where its outcome
+/// goes (taken when it finishes).
+struct Inflight {
+    handle: AbortHandle,
+    cancellable: bool,
+    reply: Option<Reply>,
+}
+
+/// What the handle and every task of one transport share.
+pub(crate) struct Inner {
+    config: HttpConfig,
+    client: reqwest::Client,
+    /// Configured headers, validated once (CR/LF rejected before anything is sent).
+    headers: Result<HeaderMap, Error>,
+    session: Mutex<Option<String>>,
+    protocol_version: Mutex<Option<String>>,
+    era: Mutex<Era>,
+    inflight: Mutex<HashMap<u64, Inflight>>,
+    /// Deadlines that progress notifications may move, by request id (SPEC 3.4).
+    deadlines: Mutex<HashMap<u64, Arc<ExchangeDeadline>>>,
+    /// The GET listener's task and the exchange id its end is reported for.
+    listener: Mutex<Option<(u64, AbortHandle)>>,
+    open: AtomicBool,
+    requests: AtomicBool,
+    sink: Arc<dyn EventSink>,
+    /// Some POST got a 2xx answer (after that, no legacy fallback).
+    posted: AtomicBool,
+    /// The legacy HTTP+SSE connection, once fallen back to it.
+    legacy: Mutex<Option<Arc<Legacy>>>,
+    session_hook: Mutex<Option<Arc<dyn SessionHook>>>,
+    auth_hook: Mutex<Option<Arc<dyn AuthHook>>>,
+}
+
+/// The caller's handle on a Streamable HTTP server.
+pub struct HttpTransport {
+    inner: Arc<Inner>,
+    next_id: AtomicU64,
+}
+
+impl HttpTransport {
+    /// A transport for `config`; events go to `sink`. No I/O until a message is sent. Call
+    /// [`HttpTransport::connect`] before sending.
+    pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
+        let client = reqwest::Client::builder()
+            .pool_idle_timeout(POOL_IDLE)
+            .redirect(post::same_origin_redirects())
+            .build()
+            .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))?;
+        let headers = post::header_map(&config.headers);
+        Ok(HttpTransport {
+            inner: Arc::new(Inner {
+                config,
+                client,
+                headers,
+                session: Mutex::new(None),
+                protocol_version: Mutex::new(None),
+                era: Mutex::new(Era::Legacy),
+                inflight: Mutex::new(HashMap::new()),
+                listener: Mutex::new(None),
+                deadlines: Mutex::new(HashMap::new()),
+                open: AtomicBool::new(false),
+                requests: AtomicBool::new(false),
+                sink,
+                posted: AtomicBool::new(false),
+                legacy: Mutex::new(None),
+                session_hook: Mutex::new(None),
+                auth_hook: Mutex::new(None),
+            }),
+            next_id: AtomicU64::new(OWN_IDS_FROM),
+        })
+    }
+
+    /// Marks the transport connected (no I/O). A new connection starts without a session.
+    pub fn connect(&self) {
+        if !self.inner.open.swap(true, Ordering::AcqRel) {
+            *lock(&self.inner.session) = None;
+            *lock(&self.inner.protocol_version) = None;
+            self.inner.posted.store(false, Ordering::Release);
+            self.inner.stop_legacy();
+        }
+    }
+
+    /// The session id the server gave, if any.
+    pub fn session_id(&self) -> Option<String> {
+        lock(&self.inner.session).clone()
+    }
+
+    /// The negotiated protocol version (sent as `MCP-Protocol-Version`).
+    pub fn protocol_version(&self) -> Option<String> {
+        lock(&self.inner.protocol_version).clone()
+    }
+
+    /// Sends a notification as exchange `id`: its POST's outcome goes where `reply` says
+    /// (`Response` with no result on any 2xx).
+    pub fn notify_as(
+        &self,
+        id: u64,
+        method: &str,
+        params: Option<&str>,
+        timeout_ms: u64,
+        reply: Reply,
+    ) -> Result<(), Error> {
+        self.check_open()?;
+        let inner = self.inner.clone();
+        let frame = jsonrpc::notification_frame(method, params);
+        self.spawn_tracked(id, false, reply, async move {
+            let outcome = inner.clone().post_only(frame, timeout_ms).await;
+            inner.finish(id, outcome.map(|()| None));
+        });
+        Ok(())
+    }
+
+    /// Counts of what the transport tracks (in-flight exchanges, movable deadlines, legacy
+    /// waiters), for tests that check nothing is left behind.
+    pub fn stats(&self) -> HttpStats {
+        HttpStats {
+            inflight: lock(&self.inner.inflight).len(),
+            deadlines: lock(&self.inner.deadlines).len(),
+            waiters: lock(&self.inner.legacy).as_ref().map_or(0, |l| l.waiting()),
+        }
+    }
+
+    fn check_open(&self) -> Result<(), Error> {
+        if self.inner.open.load(Ordering::Acquire) {
+            Ok(())
+        } else {
+            Err(Error::NotConnected)
+        }
+    }
+
+    fn spawn_tracked(
+        &self,
+        id: u64,
+        cancellable: bool,
+        reply: Reply,
+        fut: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        let mut inflight = lock(&self.inner.inflight);
+        let task = runtime::runtime().spawn(fut);
+        inflight.insert(
+            id,
+            Inflight {
+                handle: task.abort_handle(),
+                cancellable,
+                reply: Some(reply),
+            },
+        );
+    }
+
+    /// Sends one request; its outcome goes where its reply says.
+    fn send_one(&self, r: OutgoingRequest<'_>) {
+        let inner = self.inner.clone();
+        if r.timeout_ms == 0 {
+            let mut events = Vec::new();
+            r.reply
+                .deliver(r.id, Err(Error::Timeout { ms: 0 }), &mut events);
+            inner.sink.emit_all(events);
+            return;
+        }
+        let id = r.id;
+        let frame = jsonrpc::request_frame_json(id, r.method_json, r.params);
+        let deadline = ExchangeDeadline::new(r.timeout_ms, r.progress);
+        // Removed when the exchange ends or its task is aborted (even before its first poll).
+        let movable = r.progress.map(|_| {
+            lock(&inner.deadlines).insert(id, deadline.clone());
+            DeadlineEntry {
+                inner: inner.clone(),
+                id,
+            }
+        });
+        let plan = exchange::Plan {
+            id,
+            cancellable: r.cancellable,
+            opens_session: r.opens_session,
+            headers: r.headers,
+        };
+        self.spawn_tracked(id, r.cancellable, r.reply, async move {
+            let _movable = movable;
+            let outcome = inner.clone().request(plan, frame, deadline).await;
+            inner.finish(id, outcome);
+        });
+    }
+}
+
+impl Transport for HttpTransport {
+    fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn default_timeout_ms(&self) -> u64 {
+        self.inner.config.timeout_ms
+    }
+
+    fn is_open(&self) -> bool {
+        self.inner.open.load(Ordering::Acquire)
+    }
+
+    fn send(&self, requests: Vec<OutgoingRequest<'_>>) -> Result<(), Error> {
+        self.check_open()?;
+        for r in requests {
+            self.send_one(r);
+        }
+        Ok(())
+    }
+
+    fn notify(&self, method: &str, params: Option<&str>) -> BoxFuture<'static, Result<(), Error>> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let id = self.next_id();
+        let sent = self.notify_as(
+            id,
+            method,
+            params,
+            self.inner.config.timeout_ms,
+            Reply::Channel(tx),
+        );
+        Box::pin(async move {
+            sent?;
+            rx.await
+                .unwrap_or_else(|_| Err(Error::closed()))
+                .map(|_| ())
+        })
+    }
+
+    fn respond(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error> {
+        self.check_open()?;
+        self.inner
+            .clone()
+            .post_in_background(jsonrpc::reply_frame(id, outcome));
+        Ok(())
+    }
+
+    /// Its exchange is aborted (closing its stream) and the server is told with
+    /// `notifications/cancelled`.
+    fn cancel(&self, id: u64, reason: &str) {
+        if let Some(task) = lock(&self.inner.inflight).remove(&id) {
+            task.handle.abort();
+            if task.cancellable {
+                self.inner
+                    .clone()
+                    .post_in_background(jsonrpc::cancelled_frame(id, reason));
+            }
+        }
+    }
+
+    /// Aborts every exchange, sends DELETE for the session (bounded by the timeout, outcome
+    /// ignored), then reports [`Event::Closed`]`(None)`.
+    fn close(&self) -> bool {
+        self.inner.shut_down(true)
+    }
+
+    fn set_request_listener(&self, on: bool) {
+        self.inner.requests.store(on, Ordering::Relaxed);
+    }
+
+    /// The GET stream for server-initiated messages; its end (405 or other non-2xx, too many
+    /// failed reconnects, close) is reported as [`Event::Response`] for `id`. False (and nothing
+    /// reported) when not connected, already listening, on the legacy protocol (whose one stream
+    /// carries everything) or in the modern era (which has no GET stream).
+    fn start_listener(&self, id: u64) -> bool {
+        if !self.inner.open.load(Ordering::Acquire)
+            || lock(&self.inner.legacy).is_some()
+            || *lock(&self.inner.era) == Era::Modern
+        {
+            return false;
+        }
+        let mut listener = lock(&self.inner.listener);
+        if listener
+            .as_ref()
+            .is_some_and(|(_, task)| !task.is_finished())
+        {
+            return false;
+        }
+        let inner = self.inner.clone();
+        let task = runtime::runtime().spawn(async move {
+            inner.listen().await;
+            if lock(&inner.listener).take().is_some() {
+                inner.sink.emit(Event::Response { id, result: None });
+            }
+        });
+        *listener = Some((id, task.abort_handle()));
+        true
+    }
+
+    fn set_protocol_version(&self, version: Option<&str>) {
+        *lock(&self.inner.protocol_version) = version.map(str::to_owned);
+    }
+
+    fn set_era(&self, era: Era) {
+        *lock(&self.inner.era) = era;
+    }
+
+    fn set_session_hook(&self, hook: Option<Arc<dyn SessionHook>>) {
+        *lock(&self.inner.session_hook) = hook;
+    }
+
+    fn set_auth_hook(&self, hook: Option<Arc<dyn AuthHook>>) {
+        *lock(&self.inner.auth_hook) = hook;
+    }
+}
+
+/// See [`HttpTransport::stats`].
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct HttpStats {
+    /// Exchanges (requests, notifications) still running.
+    pub inflight: usize,
+    /// Deadlines that progress may move, still registered.
+    pub deadlines: usize,
+    /// Legacy-protocol requests still waiting for their answer on the stream.
+    pub waiters: usize,
+}
+
+impl Drop for HttpTransport {
+    /// Dropped without `close()` (a host that forgot its client): the same guarantee as stdio —
+    /// every task of this transport ends (exchanges, the GET listener, the legacy reader) and the
+    /// session gets its best-effort DELETE. Nothing is reported: nobody is listening.
+    fn drop(&mut self) {
+        self.inner.shut_down(false);
+    }
+}
+
+/// Removes a movable deadline from [`Inner::deadlines`] when its exchange ends or is aborted.
+struct DeadlineEntry {
+    inner: Arc<Inner>,
+    id: u64,
+}
+
+impl Drop for DeadlineEntry {
+    fn drop(&mut self) {
+        lock(&self.inner.deadlines).remove(&self.id);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Inner {
+    /// Ends the connection: stops the listener and the legacy reader, aborts every exchange
+    /// (their awaiting callers hear `Transport closed`), sends DELETE for the session (bounded by
+    /// the timeout, outcome ignored), then, when `report`, emits [`Event::Closed`]`(None)`.
+    /// False when not connected.
+    fn shut_down(self: &Arc<Self>, report: bool) -> bool {
+        if !self.open.swap(false, Ordering::AcqRel) {
+            return false;
+        }
+        if let Some((_, task)) = lock(&self.listener).take() {
+            task.abort();
+        }
+        self.stop_legacy();
+        for (_, task) in lock(&self.inflight).drain() {
+            task.handle.abort();
+            if let Some(Reply::Channel(tx)) = task.reply {
+                let _ = tx.send(Err(Error::closed()));
+            }
+        }
+        let session = lock(&self.session).take();
+        if session.is_none() && !report {
+            return true;
+        }
+        let inner = self.clone();
+        runtime::runtime().spawn(async move {
+            if let Some(session) = session {
+                let mut headers = inner.headers.clone().unwrap_or_default();
+                if let Ok(v) = HeaderValue::from_str(&session) {
+                    headers.insert("mcp-session-id", v);
+                }
+                let req = inner
+                    .client
+                    .delete(&inner.config.url)
+                    .headers(headers)
+                    .send();
+                let _ = tokio::time::timeout(
+                    Duration::from_millis(inner.config.timeout_ms.min(super::MAX_TIMEOUT_MS)),
+                    req,
+                )
+                .await;
+            }
+            if report {
+                inner.sink.emit(Event::Closed(None));
+            }
+        });
+        true
+    }
+
+    /// Reports the outcome of exchange `id` unless it was cancelled or closed meanwhile.
+    fn finish(&self, id: u64, outcome: super::Outcome) {
+        let Some(task) = lock(&self.inflight).remove(&id) else {
+            return;
+        };
+        let mut events = Vec::new();
+        task.reply
+            .unwrap_or_default()
+            .deliver(id, outcome, &mut events);
+        self.sink.emit_all(events);
+    }
+
+    fn era(&self) -> Era {
+        *lock(&self.era)
+    }
+}

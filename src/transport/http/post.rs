@@ -1,0 +1,302 @@
+//! One POST: its headers (SPEC 3.3 order: defaults, the config's, the session, the protocol
+//! version, the request's own, the authorization), the session it carries back, its status, and
+//! an authorization step and one retry on 401/403 when an [`AuthHook`](super::AuthHook) is set.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Inner, lock};
+use crate::error::Error;
+use crate::jsonrpc;
+use crate::runtime;
+use crate::transport::{Era, MAX_TIMEOUT_MS, Outcome};
+
+/// The configured headers as a map; a value with CR or LF (or otherwise invalid) is an error
+/// that names the header, never its value.
+pub(super) fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, Error> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        if value.contains(['\r', '\n']) {
+            return Err(Error::InvalidConfig(format!(
+                "header \"{name}\" contains CR or LF"
+            )));
+        }
+        let n = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| Error::InvalidConfig(format!("invalid header name \"{name}\"")))?;
+        let v = HeaderValue::from_str(value)
+            .map_err(|_| Error::InvalidConfig(format!("invalid value for header \"{name}\"")))?;
+        map.insert(n, v);
+    }
+    Ok(map)
+}
+
+/// `HTTP <status>: <body>` plus the auth hints of SPEC 3.3.
+pub(super) fn http_error(
+    status: u16,
+    body: &str,
+    headers: &HeaderMap,
+    session_expired: bool,
+) -> Error {
+    let mut hints = Vec::new();
+    for name in ["WWW-Authenticate", "Mcp-Auth-Server"] {
+        if let Some(v) = headers.get(name).and_then(|v| v.to_str().ok()) {
+            hints.push(format!("{name}: {v}"));
+        }
+    }
+    let mut message = format!("HTTP {status}: {body}");
+    if !hints.is_empty() {
+        message.push_str(&format!(" [{}]", hints.join("; ")));
+    }
+    Error::Http {
+        status,
+        message,
+        session_expired,
+    }
+}
+
+/// An error with its sources, for messages that say why (`connection refused`, ...). The URL is
+/// left out: its query may carry an API key (`?exaApiKey=`), and the caller knows the URL.
+pub(super) fn error_chain(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// Redirects are followed only within the server's origin (at most 10): a configured header
+/// (an API key) must never travel to another host because the server said so.
+pub(super) fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if attempt.previous().len() > 10 || !same {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Whether a refusal asks for an authorization step: 401, or 403 with `insufficient_scope`.
+fn wants_authorization(status: u16, www_authenticate: Option<&str>) -> bool {
+    status == 401
+        || (status == 403 && www_authenticate.is_some_and(|w| w.contains("insufficient_scope")))
+}
+
+#[derive(Deserialize)]
+struct WireReply<'a> {
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+impl Inner {
+    /// The headers of a POST (SPEC 3.3): defaults, the config's, then the session (legacy era)
+    /// and the protocol version, then `extra` (the request's own), then the authorization.
+    fn post_headers(&self, extra: &[(String, String)]) -> Result<HeaderMap, Error> {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        for (name, value) in self.headers.as_ref().map_err(Clone::clone)? {
+            headers.insert(name, value.clone());
+        }
+        if self.era() == Era::Legacy
+            && let Some(session) = lock(&self.session).as_deref()
+            && let Ok(v) = HeaderValue::from_str(session)
+        {
+            headers.insert("mcp-session-id", v);
+        }
+        if let Some(version) = lock(&self.protocol_version).as_deref()
+            && let Ok(v) = HeaderValue::from_str(version)
+        {
+            headers.insert("mcp-protocol-version", v);
+        }
+        for (name, value) in extra {
+            let n = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| Error::InvalidConfig(format!("invalid header name \"{name}\"")))?;
+            let v = HeaderValue::from_str(value).map_err(|_| {
+                Error::InvalidConfig(format!("invalid value for header \"{name}\""))
+            })?;
+            headers.insert(n, v);
+        }
+        self.add_authorization(&mut headers);
+        Ok(headers)
+    }
+
+    /// The [`AuthHook`](super::AuthHook)'s `Authorization`, when one is set and has a token.
+    pub(super) fn add_authorization(&self, headers: &mut HeaderMap) {
+        let hook = lock(&self.auth_hook).clone();
+        if let Some(value) = hook.and_then(|h| h.authorization())
+            && let Ok(v) = HeaderValue::from_str(&value)
+        {
+            headers.insert("authorization", v);
+        }
+    }
+
+    /// Takes the session id from any response; only visible ASCII is accepted; none in the
+    /// modern era (SPEC 9.1: servers may still send one; it is ignored).
+    fn capture_session(&self, headers: &HeaderMap) {
+        if self.era() == Era::Modern {
+            return;
+        }
+        if let Some(v) = headers.get("mcp-session-id")
+            && !v.as_bytes().is_empty()
+            && v.as_bytes().iter().all(|b| (0x21..=0x7e).contains(b))
+            && let Ok(s) = v.to_str()
+        {
+            *lock(&self.session) = Some(s.to_string());
+        }
+    }
+
+    /// POSTs `frame`; returns the response after the status checks (non-2xx → error). With an
+    /// auth hook, a 401 (or 403 `insufficient_scope`) becomes an authorization step and one retry.
+    pub(super) async fn post(
+        &self,
+        frame: Bytes,
+        extra: &[(String, String)],
+    ) -> Result<reqwest::Response, Error> {
+        let mut authorized = false;
+        loop {
+            let headers = self.post_headers(extra)?;
+            let had_session = headers.contains_key("mcp-session-id");
+            let url = match lock(&self.legacy).as_ref() {
+                Some(legacy) => legacy.endpoint.clone(),
+                None => reqwest::Url::parse(&self.config.url)
+                    .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?,
+            };
+            let resp = self
+                .client
+                .post(url)
+                .headers(headers)
+                .body(frame.clone())
+                .send()
+                .await
+                .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?;
+            self.capture_session(resp.headers());
+            let status = resp.status().as_u16();
+            if resp.status().is_success() {
+                self.posted.store(true, Ordering::Release);
+                return Ok(resp);
+            }
+            let headers = resp.headers().clone();
+            let challenge = headers
+                .get("www-authenticate")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let hook = lock(&self.auth_hook).clone();
+            if let Some(hook) = hook
+                && !authorized
+                && wants_authorization(status, challenge.as_deref())
+            {
+                // Read (and drop) the body so the connection can be reused, then authorize.
+                let _ = resp.bytes().await;
+                authorized = true;
+                if hook.challenge(status, challenge).await? {
+                    continue;
+                }
+                return Err(http_error(status, "", &headers, false));
+            }
+            let body = resp.text().await.unwrap_or_default();
+            let expired = had_session
+                && (status == 404
+                    || (status == 400 && body.to_ascii_lowercase().contains("session")));
+            if expired {
+                *lock(&self.session) = None;
+            }
+            return Err(http_error(status, &body, &headers, expired));
+        }
+    }
+
+    /// A POST whose 2xx answer carries nothing we need (notifications, replies).
+    pub(super) async fn post_only(
+        self: Arc<Self>,
+        frame: Vec<u8>,
+        timeout_ms: u64,
+    ) -> Result<(), Error> {
+        let ms = timeout_ms.min(MAX_TIMEOUT_MS);
+        let exchange = async {
+            let resp = self.post(Bytes::from(frame), &[]).await?;
+            let _ = resp.bytes().await;
+            Ok(())
+        };
+        match tokio::time::timeout(Duration::from_millis(ms), exchange).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::NotifyTimeout { ms }),
+        }
+    }
+
+    /// A POST nobody waits for (replies to the server, `notifications/cancelled`).
+    pub(super) fn post_in_background(self: Arc<Self>, frame: Vec<u8>) {
+        let ms = self.config.timeout_ms;
+        runtime::runtime().spawn(async move {
+            let _ = self.post_only(frame, ms).await;
+        });
+    }
+
+    /// A JSON reply: read in chunks, so that a body over the limit is refused without being held
+    /// whole; `error` → the JSON-RPC error, else `result`.
+    pub(super) async fn read_json(&self, mut resp: reqwest::Response) -> Outcome {
+        let limit = self.config.max_message_bytes;
+        let mut body = Vec::new();
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| Error::Io(format!("reading the response failed: {}", error_chain(e))))?
+        {
+            if body.len() + chunk.len() > limit {
+                return Err(Error::MessageTooLarge { limit });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
+            return Err(Error::Parse(format!("Invalid JSON response: {e}")));
+        }
+        match serde_json::from_slice::<WireReply<'_>>(&body) {
+            Ok(WireReply {
+                error: Some(err), ..
+            }) if jsonrpc::is_truthy(err) => Err(Error::rpc(err)),
+            Ok(WireReply { result, .. }) => Ok(result.map(RawValue::to_owned)),
+            Err(_) => Ok(None), // valid JSON that is not an object: `result` is undefined
+        }
+    }
+
+    /// Headers of a GET for an event stream: the configured ones, `Accept: text/event-stream`,
+    /// the session, the protocol version, the authorization and, when resuming, `Last-Event-ID`.
+    pub(super) fn get_headers(&self, last_event_id: Option<&str>) -> Result<HeaderMap, Error> {
+        let mut headers = self.headers.clone()?;
+        headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        let session = lock(&self.session).clone();
+        let version = lock(&self.protocol_version).clone();
+        for (name, value) in [
+            ("mcp-session-id", session.as_deref()),
+            ("mcp-protocol-version", version.as_deref()),
+            ("last-event-id", last_event_id),
+        ] {
+            if let Some(v) = value.and_then(|v| HeaderValue::from_str(v).ok()) {
+                headers.insert(name, v);
+            }
+        }
+        self.add_authorization(&mut headers);
+        Ok(headers)
+    }
+}

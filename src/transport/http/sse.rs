@@ -1,0 +1,127 @@
+//! An SSE reply to a POST (SPEC 3.3): events until the answer, notifications and server→client
+//! requests on the way, the bounded event size, and — in the legacy era — resuming a broken
+//! stream with `GET` + `Last-Event-ID` after the server's `retry:`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::post::error_chain;
+use super::{Inner, SSE_RESUME_ATTEMPTS, SSE_RESUME_DEFAULT_RETRY_MS, lock};
+use crate::error::Error;
+use crate::framing::sse::{SseDecoder, SseItem};
+use crate::transport::dispatch::{dispatch, each_value};
+use crate::transport::{Era, Event, Outcome, progress_target};
+
+impl Inner {
+    /// Reads an SSE reply until the answer to `id`; notifications and server→client requests on
+    /// the way are handled in order.
+    pub(super) async fn read_sse(self: Arc<Self>, id: u64, mut resp: reqwest::Response) -> Outcome {
+        if resp.status().as_u16() == 204 {
+            return Err(Error::Parse("No response body".into()));
+        }
+        let mut decoder = SseDecoder::new(self.config.max_message_bytes);
+        let mut resumes = 0;
+        loop {
+            let broken = loop {
+                let chunk = match resp.chunk().await {
+                    Ok(Some(chunk)) => chunk,
+                    Ok(None) => break None,
+                    Err(e) => {
+                        break Some(Error::Io(format!("SSE stream failed: {}", error_chain(e))));
+                    }
+                };
+                decoder.push(&chunk);
+                while let Some(item) = decoder.next_item() {
+                    // An event over the limit was discarded as it streamed in; in a reply stream
+                    // it is taken to be the answer (whose id could not be read), as in stdio.
+                    let SseItem::Event(event) = item else {
+                        return Err(Error::MessageTooLarge {
+                            limit: self.config.max_message_bytes,
+                        });
+                    };
+                    if event.data.trim() == "[DONE]" {
+                        return Err(Error::NoResponse { id });
+                    }
+                    let mut events = Vec::new();
+                    let found = self.on_sse_data(Some(id), event.data.as_bytes(), &mut events);
+                    self.sink.emit_all(events);
+                    if let Some(outcome) = found {
+                        return outcome;
+                    }
+                }
+            };
+            let cut = decoder.finish().is_err();
+            // Without event ids there is nothing to resume from; the modern era never resumes
+            // (SPEC 9.1: the client re-issues what it safely can).
+            let last_id = decoder.last_event_id().map(str::to_string);
+            let Some(last_id) = last_id.filter(|_| self.era() == Era::Legacy) else {
+                return Err(match (broken, cut) {
+                    (Some(e), _) => e,
+                    (None, true) => Error::Parse("SSE stream ended unexpectedly".into()),
+                    (None, false) => Error::NoResponse { id },
+                });
+            };
+            // Resume: GET with Last-Event-ID after the server's retry (bounded attempts).
+            loop {
+                if resumes >= SSE_RESUME_ATTEMPTS {
+                    return Err(Error::NoResponse { id });
+                }
+                resumes += 1;
+                tokio::time::sleep(Duration::from_millis(
+                    decoder.retry().unwrap_or(SSE_RESUME_DEFAULT_RETRY_MS),
+                ))
+                .await;
+                let get = self
+                    .client
+                    .get(&self.config.url)
+                    .headers(self.get_headers(Some(&last_id))?)
+                    .send()
+                    .await;
+                if let Ok(r) = get
+                    && r.status().is_success()
+                {
+                    resp = r;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Handles one SSE data payload (one or more JSON values): notifications (moving the
+    /// deadline of a request they report progress for) and server→client requests to `events`
+    /// or answered; returns the answer to `want` if it is among them (other answers are dropped).
+    pub(super) fn on_sse_data(
+        self: &Arc<Self>,
+        want: Option<u64>,
+        data: &[u8],
+        events: &mut Vec<Event>,
+    ) -> Option<Outcome> {
+        let wanted = self.requests.load(Ordering::Relaxed);
+        let mut replies = Vec::new();
+        let mut found = None;
+        each_value(data, |value| {
+            if found.is_some() {
+                return;
+            }
+            let before = events.len();
+            if let Some((id, outcome)) = dispatch(value, wanted, &mut replies, events)
+                && Some(id) == want
+            {
+                found = Some(outcome);
+            }
+            for event in &events[before..] {
+                if let Event::Notification { method, params } = event
+                    && let Some(target) = progress_target(method, params.as_deref())
+                    && let Some(d) = lock(&self.deadlines).get(&target)
+                {
+                    d.on_progress();
+                }
+            }
+        });
+        for frame in replies {
+            self.clone().post_in_background(frame);
+        }
+        found
+    }
+}
