@@ -275,13 +275,15 @@ class MCPManager {
 
   /** Makes a connected server live: its tools (from the factory, which may throw), the cache. */
   _register(name, client, connection) {
-    const tools = this._toolFactory.fromTools(connection, connection.tools)
+    // No `tools` capability: listTools answered [] and cached nothing.
+    const listed = connection.tools ?? []
+    const tools = this._toolFactory.fromTools(connection, listed)
     this._clients.set(name, client)
     this._connections.set(name, connection)
     this._wireClient(name, client)
     this._setServerTools(name, tools)
-    this._cacheSet(name, connection.config, connection.tools)
-    this._logger.debug(`MCP server "${name}" connected with ${connection.tools.length} tools`)
+    this._cacheSet(name, connection.config, listed)
+    this._logger.debug(`MCP server "${name}" connected with ${listed.length} tools`)
   }
 
   /** Deferred tool objects from a cached list; null (the server is awaited) if the factory throws. */
