@@ -370,7 +370,7 @@ class NativeTransport {
     }
   }
 
-  /** Removes a pending entry with its abort listener; false if it had already settled. */
+  /** Removes a pending entry with its abort listener; undefined if it had already settled. */
   _settle(id) {
     const entry = this._pending.get(id)
     if (!entry) return undefined
@@ -381,7 +381,7 @@ class NativeTransport {
   }
 
   /** Rejects pending requests, closes (stdio: the shutdown sequence; HTTP: the session DELETE),
-   * then calls onClose once. Not connected: returns at once. */
+   * then calls onClose once. Not connected: returns once a close in progress (if any) has finished. */
   async close() {
     if (!this._connected) {
       if (this._closing) await this._closing
@@ -591,6 +591,7 @@ class HttpTransport extends NativeTransport {
   constructor(config) {
     super(config)
     this.url = config?.url
+    this._listening = false
     this._native = new native.NativeHttp(this._eventHandler())
   }
 
