@@ -7,6 +7,26 @@
 
 const root = require('./core.js')
 
+/** @typedef {import('./index.js').MCPServerConfig} MCPServerConfig */
+/** @typedef {import('./index.js').MCPStdioServerConfig} MCPStdioServerConfig */
+/** @typedef {import('./index.js').MCPServerConnection} MCPServerConnection */
+/** @typedef {import('./index.js').MCPServerCapabilities} MCPServerCapabilities */
+/** @typedef {import('./index.js').MCPInitializeResult} MCPInitializeResult */
+/** @typedef {import('./index.js').MCPHandshakeOptions} MCPHandshakeOptions */
+/** @typedef {import('./index.js').MCPClientOptions} MCPClientOptions */
+/** @typedef {import('./index.js').MCPConnectOptions} MCPConnectOptions */
+/** @typedef {import('./index.js').MCPReconnectOptions} MCPReconnectOptions */
+/** @typedef {import('./index.js').MCPRequestOptions} MCPRequestOptions */
+/** @typedef {import('./index.js').MCPRequestHandler} MCPRequestHandler */
+/** @typedef {import('./index.js').MCPToolDefinition} MCPToolDefinition */
+/** @typedef {import('./index.js').MCPToolCallResult} MCPToolCallResult */
+/** @typedef {import('./core.js').StdioTransport | import('./core.js').HttpTransport} Transport */
+/** @typedef {Required<MCPHandshakeOptions>} Handshake the handshake options with their defaults */
+/** @typedef {{ transport: Transport, init: MCPInitializeResult }} Session */
+/** @typedef {Required<MCPReconnectOptions>} ReconnectPolicy */
+/** @typedef {'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed'} ClientState */
+/** @typedef {import('./index.js').MCPClient} DeclaredClient the declaration this class implements */
+
 /** Protocol revisions this client speaks (SPEC 5.1). */
 const SUPPORTED_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']
 const DEFAULT_PROTOCOL_VERSION = '2025-03-26'
@@ -19,14 +39,23 @@ const RECONNECT_DEFAULTS = { maxAttempts: 5, initialDelayMs: 500, maxDelayMs: 30
 
 const { makeError, notConnected, transportClosed, methodNotFound, timeoutOf, callGuarded } = root
 
-/** SPEC 5.1: a transport for `config` by its type. */
+/**
+ * SPEC 5.1: a transport for `config` by its type.
+ * @param {MCPServerConfig} config
+ * @returns {Promise<Transport>}
+ */
 async function createTransport(config) {
   const type = config?.type ?? 'stdio'
-  if (type === 'stdio') return root.createStdioTransport(config)
-  if (type === 'http' || type === 'sse') return root.createHttpTransport(config)
+  // The casts: `type` (a missing one means stdio) says which config this is.
+  if (type === 'stdio') return root.createStdioTransport(/** @type {MCPStdioServerConfig} */ (config))
+  if (type === 'http' || type === 'sse') return root.createHttpTransport(/** @type {import('./core.js').MCPHttpConfig} */ (config))
   throw new Error(`Unknown server type: ${type}`)
 }
 
+/**
+ * @param {MCPHandshakeOptions | undefined} options
+ * @returns {Handshake}
+ */
 function handshakeOptions(options) {
   const o = options || {}
   return {
@@ -36,15 +65,22 @@ function handshakeOptions(options) {
   }
 }
 
-/** `initialize` + `notifications/initialized` with version negotiation; the initialize result. */
+/**
+ * `initialize` + `notifications/initialized` with version negotiation; the initialize result.
+ * @param {Transport} transport
+ * @param {Handshake} hs
+ * @param {MCPRequestOptions} requestOptions
+ * @returns {Promise<MCPInitializeResult>}
+ */
 async function handshake(transport, hs, requestOptions) {
+  /** @type {MCPInitializeResult | null | undefined} the server's answer, checked below */
   const init = await transport.request(
     'initialize',
     { protocolVersion: hs.protocolVersion, capabilities: hs.capabilities, clientInfo: hs.clientInfo },
     requestOptions,
   )
   const version = init?.protocolVersion
-  if (version !== hs.protocolVersion && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+  if (version !== hs.protocolVersion && !(/** @type {readonly unknown[]} */ (SUPPORTED_PROTOCOL_VERSIONS).includes(version))) {
     throw makeError({ message: `Unsupported protocol version: ${version}`, code: 'MCP_UNSUPPORTED_PROTOCOL', protocolVersion: version })
   }
   await transport.notify('notifications/initialized')
@@ -52,13 +88,20 @@ async function handshake(transport, hs, requestOptions) {
   // elicitation, list_changed) on the GET stream, as the official SDK client opens it. It does not
   // keep the event loop alive; a 405 ends it quietly; on the legacy protocol it is a no-op.
   if (transport instanceof root.HttpTransport) transport.startSSEListener({ keepAlive: false })
-  return init
+  // Not null: it has a protocol version this client speaks.
+  return /** @type {MCPInitializeResult} */ (init)
 }
 
 /**
  * Creates a transport and runs the handshake within `config.timeout ?? 30000` ms. On failure,
  * timeout or abort, the transport is closed (awaited: when this rejects, nothing it started is
  * still running) and the error is rethrown. Resolves with `{ transport, init }`.
+ * @param {string} name
+ * @param {MCPServerConfig} config
+ * @param {Handshake} hs
+ * @param {AbortSignal | undefined} signal
+ * @param {(transport: Transport) => void} prepare
+ * @returns {Promise<Session>}
  */
 function openSession(name, config, hs, signal, prepare) {
   if (signal?.aborted) return Promise.reject(signal.reason)
@@ -67,6 +110,7 @@ function openSession(name, config, hs, signal, prepare) {
   return new Promise((resolve, reject) => {
     let finished = false // the deadline and the abort listener are gone
     let gaveUp = false // timeout or abort: `reject` is called once the transport is closed
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
     let timer
     const cleanup = () => {
       finished = true
@@ -74,7 +118,7 @@ function openSession(name, config, hs, signal, prepare) {
       if (signal) signal.removeEventListener('abort', onAbort)
     }
     const creating = createTransport(config)
-    const giveUp = (error) => {
+    const giveUp = (/** @type {unknown} */ error) => {
       if (finished) return
       cleanup()
       gaveUp = true
@@ -86,7 +130,8 @@ function openSession(name, config, hs, signal, prepare) {
         .catch(() => {})
         .then(() => reject(error))
     }
-    const onAbort = () => giveUp(signal.reason)
+    // Registered only when there is a signal.
+    const onAbort = () => giveUp(/** @type {AbortSignal} */ (signal).reason)
     timer = setTimeout(
       () => giveUp(makeError({ message: `Connection to MCP server "${name}" timed out after ${ms}ms`, code: 'MCP_TIMEOUT', timeout: ms })),
       ms,
@@ -125,18 +170,38 @@ function openSession(name, config, hs, signal, prepare) {
 
 // Connections made by a client (MCPClient or connectToServer) → that client, so that the function
 // API gets the client's behaviour (session re-initialization, waiting out a reconnect).
+/** @type {WeakMap<MCPServerConnection, MCPClient>} */
 const owners = new WeakMap()
 
+/**
+ * @template [T=unknown]
+ * @param {MCPServerConnection} connection
+ * @param {string} method
+ * @param {Record<string, unknown>} [params]
+ * @param {MCPRequestOptions} [options]
+ * @returns {Promise<T>}
+ */
 function rpc(connection, method, params, options) {
   const client = owners.get(connection)
   return client ? client.request(method, params, options) : connection.transport.request(method, params, options)
 }
 
-// Pages through a list method (tools/list, resources/list, …): all items of `key`, at most MAX_PAGES pages.
+/**
+ * Pages through a list method (tools/list, resources/list, …): all items of `key`, at most MAX_PAGES pages.
+ * @template T what the server's items are said to be (they are not checked)
+ * @param {MCPServerConnection} connection
+ * @param {string} method
+ * @param {string} key
+ * @param {MCPRequestOptions} [options]
+ * @returns {Promise<T[]>}
+ */
 async function listAll(connection, method, key, options) {
+  /** @type {T[]} */
   const items = []
+  /** @type {unknown} */
   let cursor
   for (let page = 0; page < MAX_PAGES; page++) {
+    /** @type {Record<string, unknown> | null | undefined} a page as the server sent it */
     const result = await rpc(connection, method, cursor ? { cursor } : {}, options)
     const got = result?.[key]
     if (Array.isArray(got)) for (const item of got) items.push(item)
@@ -146,38 +211,67 @@ async function listAll(connection, method, key, options) {
   return items
 }
 
-/** SPEC 5.1 `listTools`. */
+/**
+ * SPEC 5.1 `listTools`.
+ * @param {MCPServerConnection} connection
+ * @param {MCPRequestOptions} [options]
+ * @returns {Promise<MCPToolDefinition[]>}
+ */
 async function listTools(connection, options) {
   if (!connection.capabilities?.tools) return []
   if (connection.tools) return connection.tools
+  /** @type {MCPToolDefinition[]} */
   const tools = await listAll(connection, 'tools/list', 'tools', options)
   connection.tools = tools
   return tools
 }
 
-/** SPEC 5.1 `callTool`: the raw result (`isError: true` is not thrown). */
+/**
+ * SPEC 5.1 `callTool`: the raw result (`isError: true` is not thrown).
+ * @param {MCPServerConnection} connection
+ * @param {string} toolName
+ * @param {Record<string, unknown>} [args]
+ * @param {MCPRequestOptions} [options]
+ * @returns {Promise<MCPToolCallResult>}
+ */
 function callTool(connection, toolName, args = {}, options) {
   return rpc(connection, 'tools/call', { name: toolName, arguments: args }, options)
 }
 
-/** SPEC 5.1 `disconnectServer`. */
+/**
+ * SPEC 5.1 `disconnectServer`.
+ * @param {MCPServerConnection} connection
+ */
 async function disconnectServer(connection) {
   const client = owners.get(connection)
   if (client) await client.close()
   else await connection.transport.close()
 }
 
-/** SPEC 5.1 `serverSupportsTools`. */
+/**
+ * SPEC 5.1 `serverSupportsTools`.
+ * @param {MCPServerCapabilities} capabilities
+ */
 function serverSupportsTools(capabilities) {
   return capabilities.tools !== undefined
 }
 
-/** SPEC 5.1 `connectToServer`: `{ name, config, transport, serverInfo, capabilities }`. */
+/**
+ * SPEC 5.1 `connectToServer`: `{ name, config, transport, serverInfo, capabilities }`.
+ * @param {string} name
+ * @param {MCPServerConfig} config
+ * @param {MCPConnectOptions} [options]
+ * @returns {Promise<MCPServerConnection>}
+ */
 async function connectToServer(name, config, options) {
   const client = new MCPClient(name, config, options)
   return client.connect({ signal: options?.signal })
 }
 
+/**
+ * @param {boolean | MCPReconnectOptions | undefined} option
+ * @returns {ReconnectPolicy | null}
+ */
 function reconnectPolicy(option) {
   if (!option) return null
   const o = option === true ? {} : option
@@ -193,31 +287,57 @@ function reconnectPolicy(option) {
  * connected)* → closed; `connect()` after `close()` starts again.
  */
 class MCPClient {
+  /**
+   * @param {string} name
+   * @param {MCPServerConfig} config
+   * @param {MCPClientOptions & { signal?: AbortSignal }} [options]
+   */
   static async connect(name, config, options) {
     const client = new MCPClient(name, config, options)
     await client.connect(options)
     return client
   }
 
+  /**
+   * @param {string} name
+   * @param {MCPServerConfig} config
+   * @param {MCPClientOptions} [options]
+   */
   constructor(name, config, options) {
     this.name = name
     this.config = config
+    /** @type {((method: string, params: unknown) => void) | undefined} */
     this.onNotification = undefined
+    /** @type {(() => void) | undefined} */
     this.onClose = undefined
+    /** @type {((error: Error) => void) | undefined} */
     this.onError = undefined
-    /** [beyond] `(status, error?)` on every change: "connecting" | "connected" | "disconnected". */
+    /**
+     * [beyond] `(status, error?)` on every change: "connecting" | "connected" | "disconnected".
+     * @type {((status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void) | undefined}
+     */
     this.onStatus = undefined
+    /** @type {((chunk: string) => void) | undefined} */
     this._onStderr = undefined
+    /** @type {MCPRequestHandler | undefined} */
     this._onRequest = undefined
     this._hs = handshakeOptions(options)
     this._policy = reconnectPolicy(options?.reconnect)
+    /** @type {ClientState} */
     this._state = 'idle'
+    /** @type {Transport | null} */
     this._transport = null
+    /** @type {MCPServerConnection | null} set by the first `_adopt`, then kept across reconnects */
     this._connection = null
+    /** @type {MCPInitializeResult | null} */
     this._init = null
+    /** @type {Promise<MCPServerConnection> | null} */
     this._connecting = null
+    /** @type {Set<{ resolve(transport: Transport): void, reject(err: unknown): void }>} */
     this._waiters = new Set()
+    /** @type {Promise<void> | null} */
     this._reinit = null
+    /** @type {ReturnType<typeof setTimeout> | null} */
     this._retryTimer = null
     this._epoch = 0
   }
@@ -251,6 +371,7 @@ class MCPClient {
   get onStderr() {
     return this._onStderr
   }
+  /** @param {((chunk: string) => void) | undefined} fn */
   set onStderr(fn) {
     this._onStderr = fn
     if (this._transport) this._wireStderr(this._transport)
@@ -258,13 +379,19 @@ class MCPClient {
   get onRequest() {
     return this._onRequest
   }
+  /** @param {MCPRequestHandler | undefined} fn */
   set onRequest(fn) {
     this._onRequest = fn
   }
 
-  /** Connects (no-op while connected; shares a connect in progress). Resolves with `connection`. */
+  /**
+   * Connects (no-op while connected; shares a connect in progress). Resolves with `connection`.
+   * @param {{ signal?: AbortSignal }} [options]
+   * @returns {Promise<MCPServerConnection>}
+   */
   connect(options) {
-    if (this._state === 'connected') return Promise.resolve(this._connection)
+    // Connected: `_adopt` has set the connection.
+    if (this._state === 'connected') return Promise.resolve(/** @type {MCPServerConnection} */ (this._connection))
     if (this._connecting) return this._connecting
     this._setState('connecting')
     const epoch = ++this._epoch
@@ -276,7 +403,7 @@ class MCPClient {
           return transport.close().then(() => Promise.reject(transportClosed()))
         }
         this._adopt(transport, init)
-        return this._connection
+        return /** @type {MCPServerConnection} */ (this._connection)
       },
       (err) => {
         this._connecting = null
@@ -292,6 +419,7 @@ class MCPClient {
     return attempt
   }
 
+  /** @param {AbortSignal | undefined} signal */
   _open(signal) {
     return openSession(this.name, this.config, this._hs, signal, (t) => this._wire(t))
   }
@@ -302,7 +430,7 @@ class MCPClient {
     this._state = 'closed'
     this._epoch++
     this._connecting = null
-    clearTimeout(this._retryTimer)
+    clearTimeout(this._retryTimer ?? undefined)
     this._retryTimer = null
     this._failWaiters(transportClosed())
     const t = this._transport
@@ -313,9 +441,17 @@ class MCPClient {
     }
   }
 
-  /** A request on the current connection; waits out a (re)connect, retries once on session expiry. */
+  /**
+   * A request on the current connection; waits out a (re)connect, retries once on session expiry.
+   * @template [T=unknown]
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @param {MCPRequestOptions} [options]
+   * @returns {Promise<T>}
+   */
   async request(method, params, options) {
-    const transport = this._state === 'connected' ? this._transport : await this._whenConnected(options)
+    // Connected: `_adopt` has set the transport.
+    const transport = this._state === 'connected' ? /** @type {Transport} */ (this._transport) : await this._whenConnected(options)
     try {
       return await transport.request(method, params, options)
     } catch (err) {
@@ -325,8 +461,13 @@ class MCPClient {
     }
   }
 
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @returns {Promise<void>}
+   */
   async notify(method, params) {
-    const transport = this._state === 'connected' ? this._transport : await this._whenConnected()
+    const transport = this._state === 'connected' ? /** @type {Transport} */ (this._transport) : await this._whenConnected()
     try {
       return await transport.notify(method, params)
     } catch (err) {
@@ -340,32 +481,61 @@ class MCPClient {
     await this.request('ping')
   }
 
+  /** @param {MCPRequestOptions} [options] */
   listTools(options) {
     return this._connection ? listTools(this._connection, options) : Promise.reject(notConnected())
   }
 
-  /** Drops the tool cache and lists again. */
+  /**
+   * Drops the tool cache and lists again.
+   * @param {MCPRequestOptions} [options]
+   */
   refreshTools(options) {
     if (this._connection) delete this._connection.tools
     return this.listTools(options)
   }
 
+  /**
+   * @param {string} name
+   * @param {Record<string, unknown>} [args]
+   * @param {MCPRequestOptions} [options]
+   * @returns {Promise<MCPToolCallResult>}
+   */
   callTool(name, args = {}, options) {
     return this.request('tools/call', { name, arguments: args }, options)
   }
 
+  /**
+   * @param {MCPRequestOptions} [options]
+   * @returns {ReturnType<DeclaredClient['listResources']>}
+   */
   listResources(options) {
     return this._connection ? listAll(this._connection, 'resources/list', 'resources', options) : Promise.reject(notConnected())
   }
 
+  /**
+   * @param {string} uri
+   * @param {MCPRequestOptions} [options]
+   * @returns {ReturnType<DeclaredClient['readResource']>}
+   */
   readResource(uri, options) {
     return this.request('resources/read', { uri }, options)
   }
 
+  /**
+   * @param {MCPRequestOptions} [options]
+   * @returns {ReturnType<DeclaredClient['listPrompts']>}
+   */
   listPrompts(options) {
     return this._connection ? listAll(this._connection, 'prompts/list', 'prompts', options) : Promise.reject(notConnected())
   }
 
+  /**
+   * @param {string} name
+   * @param {Record<string, string>} [args]
+   * @param {MCPRequestOptions} [options]
+   * @returns {ReturnType<DeclaredClient['getPrompt']>}
+   */
   getPrompt(name, args, options) {
     const params = args === undefined ? { name } : { name, arguments: args }
     return this.request('prompts/get', params, options)
@@ -373,12 +543,17 @@ class MCPClient {
 
   // --- internals ---------------------------------------------------------------------------
 
+  /**
+   * @param {ClientState} state
+   * @param {unknown} [error]
+   */
   _setState(state, error) {
     this._state = state
     const status = state === 'reconnecting' ? 'connecting' : state === 'closed' || state === 'idle' ? 'disconnected' : state
     callGuarded(this, this.onStatus, status, error)
   }
 
+  /** @param {Transport} transport */
   _wire(transport) {
     transport.onNotification = (method, params) => {
       if (method === 'notifications/tools/list_changed' && this._connection && this._transport === transport) {
@@ -392,11 +567,16 @@ class MCPClient {
     this._wireStderr(transport)
   }
 
+  /** @param {Transport} transport */
   _wireStderr(transport) {
     if (!(transport instanceof root.StdioTransport)) return
     transport.onStderr = typeof this._onStderr === 'function' ? (chunk) => callGuarded(this, this._onStderr, chunk) : undefined
   }
 
+  /**
+   * @param {string} method
+   * @param {unknown} params
+   */
   _answer(method, params) {
     if (typeof this._onRequest === 'function') return this._onRequest(method, params)
     // We declare `roots` by default: say there are none rather than refuse the request.
@@ -404,13 +584,24 @@ class MCPClient {
     throw methodNotFound()
   }
 
+  /**
+   * @param {Transport} transport
+   * @param {MCPInitializeResult} init
+   */
   _adopt(transport, init) {
     this._transport = transport
     if (this._connection) {
       this._connection.transport = transport
       delete this._connection.tools // a new process or session: its tools are listed again
     } else {
-      this._connection = { name: this.name, config: this.config, transport, serverInfo: undefined, capabilities: undefined }
+      // serverInfo and capabilities are written again by `_setSession` below, as on every session.
+      this._connection = {
+        name: this.name,
+        config: this.config,
+        transport,
+        serverInfo: init.serverInfo,
+        capabilities: init.capabilities ?? {},
+      }
       owners.set(this._connection, this)
     }
     this._setSession(init)
@@ -418,13 +609,18 @@ class MCPClient {
     for (const w of [...this._waiters]) w.resolve(transport)
   }
 
-  /** Records an initialize result: on the client and on its connection. */
+  /**
+   * Records an initialize result: on the client and on its connection (which `_adopt` has made).
+   * @param {MCPInitializeResult} init
+   */
   _setSession(init) {
     this._init = init
-    this._connection.serverInfo = init.serverInfo
-    this._connection.capabilities = init.capabilities ?? {}
+    const connection = /** @type {MCPServerConnection} */ (this._connection)
+    connection.serverInfo = init.serverInfo
+    connection.capabilities = init.capabilities ?? {}
   }
 
+  /** @param {Transport} transport */
   _onTransportClosed(transport) {
     if (transport !== this._transport || this._state !== 'connected') return
     if (!this._policy) {
@@ -438,8 +634,16 @@ class MCPClient {
     this._reconnect(this._epoch, 1, this._policy.initialDelayMs, undefined)
   }
 
+  /**
+   * One reconnect attempt after `delay` ms; called only when there is a reconnect policy.
+   * @param {number} epoch
+   * @param {number} attempt
+   * @param {number} delay
+   * @param {unknown} lastError
+   */
   _reconnect(epoch, attempt, delay, lastError) {
-    if (attempt > this._policy.maxAttempts) {
+    const policy = /** @type {ReconnectPolicy} */ (this._policy)
+    if (attempt > policy.maxAttempts) {
       this._state = 'closed'
       const error = lastError ?? transportClosed()
       this._failWaiters(error)
@@ -459,13 +663,17 @@ class MCPClient {
         (err) => {
           if (epoch !== this._epoch || this._state !== 'reconnecting') return
           callGuarded(this, this.onError, err)
-          this._reconnect(epoch, attempt + 1, Math.min(delay * 2, this._policy.maxDelayMs), err)
+          this._reconnect(epoch, attempt + 1, Math.min(delay * 2, policy.maxDelayMs), err)
         },
       )
     }, delay)
   }
 
-  /** Waits for the (re)connection in progress, bounded by the request's timeout and signal. */
+  /**
+   * Waits for the (re)connection in progress, bounded by the request's timeout and signal.
+   * @param {MCPRequestOptions} [options]
+   * @returns {Promise<Transport>}
+   */
   _whenConnected(options) {
     if (this._state !== 'connecting' && this._state !== 'reconnecting') return Promise.reject(notConnected())
     const signal = options?.signal
@@ -473,16 +681,17 @@ class MCPClient {
     const t = timeoutOf(options && options.timeout !== undefined ? options : this.config)
     return new Promise((resolve, reject) => {
       const waiter = {
-        resolve: (transport) => {
+        resolve: (/** @type {Transport} */ transport) => {
           done()
           resolve(transport)
         },
-        reject: (err) => {
+        reject: (/** @type {unknown} */ err) => {
           done()
           reject(err)
         },
       }
-      const onAbort = () => waiter.reject(signal.reason)
+      // Registered only when there is a signal.
+      const onAbort = () => waiter.reject(/** @type {AbortSignal} */ (signal).reason)
       const timer = setTimeout(
         () => waiter.reject(makeError({ message: `Request timeout after ${t}ms`, code: 'MCP_TIMEOUT', timeout: t })),
         t,
@@ -497,15 +706,29 @@ class MCPClient {
     })
   }
 
+  /** @param {unknown} err */
   _failWaiters(err) {
     for (const w of [...this._waiters]) w.reject(err)
   }
 
+  /**
+   * @param {unknown} err
+   * @param {Transport} transport
+   */
   _sessionExpired(err, transport) {
-    return !!err && err.code === 'MCP_SESSION_EXPIRED' && transport === this._transport && this._state === 'connected'
+    return (
+      !!err &&
+      /** @type {{ code?: unknown }} */ (err).code === 'MCP_SESSION_EXPIRED' &&
+      transport === this._transport &&
+      this._state === 'connected'
+    )
   }
 
-  /** Re-runs the handshake on the same transport (its session id was cleared); shared by callers. */
+  /**
+   * Re-runs the handshake on the same transport (its session id was cleared); shared by callers.
+   * @param {Transport} transport
+   * @returns {Promise<void>}
+   */
   _reinitialize(transport) {
     if (!this._reinit) {
       this._reinit = handshake(transport, this._hs, { timeout: timeoutOf(this.config) }).then(
@@ -534,3 +757,10 @@ module.exports = {
   SUPPORTED_PROTOCOL_VERSIONS,
   DEFAULT_CAPABILITIES,
 }
+
+/**
+ * Type check only (no code): this module's exports match the declarations users see (client.d.ts).
+ * @template {typeof import('./client.js')} T
+ * @typedef {T} MatchesDeclarations
+ */
+/** @typedef {MatchesDeclarations<typeof module.exports>} ExportsMatchDeclarations */

@@ -11,3 +11,10 @@ exports.removeMCPServer = writer.removeMCPServer
 exports.getMCPServer = writer.getMCPServer
 exports.listMCPServers = writer.listMCPServers
 exports.getMCPConfigPath = writer.getMCPConfigPath
+
+/**
+ * Type check only (no code): this module's exports match the declarations users see (config-writer.d.ts).
+ * @template {typeof import('./config-writer.js')} T
+ * @typedef {T} MatchesDeclarations
+ */
+/** @typedef {MatchesDeclarations<typeof exports>} ExportsMatchDeclarations */

@@ -14,10 +14,46 @@ const JS_READER = !process.versions.bun && process.env.MCP_NATIVE_RUST_READER !=
 
 const DEFAULT_TIMEOUT = 30000
 
-/** Builds an Error from a Rust error descriptor `{ message, code, ...extra }`. */
+/** @typedef {import('./native.js').NativeStdio} NativeStdio */
+/** @typedef {import('./native.js').NativeHttp} NativeHttp */
+/** @typedef {import('./index.js').MCPError} MCPError */
+/** @typedef {import('./index.js').MCPRequestOptions} MCPRequestOptions */
+/** @typedef {import('./index.js').MCPRequestHandler} MCPRequestHandler */
+/** @typedef {import('./index.js').MCPStdioServerConfig} MCPStdioServerConfig */
+/** @typedef {import('./index.js').MCPHttpServerConfig | import('./index.js').MCPSseServerConfig} MCPHttpConfig */
+/** @typedef {import('./index.js').StdioTransport} DeclaredStdioTransport */
+/** @typedef {import('./index.js').HttpTransport} DeclaredHttpTransport */
+/** @typedef {{ progress: number, total?: number, message?: string }} ProgressInfo */
+/** An error as Rust describes it (binding/errors.rs): the message, a `code`, and extra members. */
+/** @typedef {{ message: string, code?: string, [key: string]: unknown }} ErrorDescriptor */
+/**
+ * One event of a batch from Rust (binding/sink.rs). Results and params are the server's JSON as
+ * it came: any JSON value, hence `any`.
+ * @typedef {[0, number, any?] | [1, number, ErrorDescriptor] | [2, string, any?] | [3, string | number, string, any?]
+ *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null]} NativeEvent
+ */
+/**
+ * A request in flight (or the HTTP listener / a notification exchange, which use the same
+ * slots). Methods, not function properties: a `Promise<T>`'s resolve is stored as is.
+ * @typedef {{
+ *   resolve(value?: unknown): void,
+ *   reject(reason: unknown): void,
+ *   signal: AbortSignal | undefined,
+ *   queued: boolean,
+ *   onProgress?: ((progress: ProgressInfo) => void) | undefined,
+ *   unheld?: boolean,
+ * }} PendingEntry
+ */
+
+/**
+ * Builds an Error from a Rust error descriptor `{ message, code, ...extra }`.
+ * @param {string | ErrorDescriptor} desc the descriptor, or its JSON text
+ * @returns {MCPError}
+ */
 function makeError(desc) {
+  /** @type {ErrorDescriptor} */
   const d = typeof desc === 'string' ? JSON.parse(desc) : desc
-  const err = new Error(d.message)
+  const err = /** @type {MCPError & Record<string, unknown>} */ (new Error(d.message))
   for (const key of Object.keys(d)) {
     if (key !== 'message') err[key] = d[key]
   }
@@ -37,10 +73,15 @@ function methodNotFound() {
   return Object.assign(new Error('Method not found'), { rpcCode: -32601 })
 }
 
+/**
+ * @param {string} field
+ * @param {string} what
+ */
 function invalidConfig(field, what) {
   return makeError({ message: `Invalid config: "${field}" ${what}`, code: 'MCP_INVALID_CONFIG' })
 }
 
+/** @param {string} what */
 function invalidParams(what) {
   return makeError({ message: `Invalid params: ${what}`, code: 'MCP_INVALID_PARAMS' })
 }
@@ -48,6 +89,8 @@ function invalidParams(what) {
 /**
  * `config.timeout ?? 30000` in milliseconds (SPEC 3.1). Anything but a non-negative number is a
  * config error naming the field. Rounding happens once, in Rust (binding/convert.rs).
+ * @param {{ timeout?: unknown } | null | undefined} config a server config or request options, as given
+ * @returns {number}
  */
 function timeoutOf(config) {
   const t = config?.timeout
@@ -56,12 +99,20 @@ function timeoutOf(config) {
   return t
 }
 
-/** A config object as JSON for Rust; non-finite numbers travel as text, so Rust can name them. */
+/**
+ * A config object as JSON for Rust; non-finite numbers travel as text, so Rust can name them.
+ * @param {object} config
+ * @returns {string}
+ */
 function configJson(config) {
   return JSON.stringify(config, (_key, value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : value))
 }
 
-/** `String(value)` that never throws (a null-prototype object has no `toString`). */
+/**
+ * `String(value)` that never throws (a null-prototype object has no `toString`).
+ * @param {unknown} value
+ * @returns {string}
+ */
 function safeString(value) {
   try {
     return String(value)
@@ -70,13 +121,27 @@ function safeString(value) {
   }
 }
 
-/** `value` as an Error: itself, or an Error that says what was thrown (and keeps it as `cause`). */
+/**
+ * `value` as an Error: itself, or an Error that says what was thrown (and keeps it as `cause`).
+ * @param {unknown} value
+ * @returns {Error}
+ */
 function toError(value) {
   if (value instanceof Error) return value
   return new Error(`A callback threw a non-Error value: ${safeString(value)}`, { cause: value })
 }
 
-/** Tells `owner.onError` of `err`, unless the failing callback was onError itself. */
+/**
+ * The owner of user callbacks: a transport, an MCPClient. `onError` is whatever the user assigned.
+ * @typedef {{ onError?: unknown }} CallbackOwner
+ */
+
+/**
+ * Tells `owner.onError` of `err`, unless the failing callback was onError itself.
+ * @param {CallbackOwner | null | undefined} owner
+ * @param {unknown} failed the callback that failed, if any
+ * @param {unknown} err what it threw
+ */
 function reportTo(owner, failed, err) {
   const onError = owner?.onError
   if (typeof onError !== 'function' || failed === onError) return
@@ -87,7 +152,10 @@ function reportTo(owner, failed, err) {
   }
 }
 
-/** A rejection of `value`, if it is a promise, goes nowhere (instead of to the host). */
+/**
+ * A rejection of `value`, if it is a promise, goes nowhere (instead of to the host).
+ * @param {any} value what a user callback returned: anything, probed for a `then` method
+ */
 function swallow(value) {
   if (value && typeof value.then === 'function') {
     try {
@@ -101,9 +169,14 @@ function swallow(value) {
 /**
  * Runs a user callback of `owner`; a throw, or a rejection of the promise it returns, goes to
  * `owner.onError` — never to the host as an uncaught exception or unhandled rejection.
+ * @param {CallbackOwner | null | undefined} owner
+ * @param {unknown} fn the user's callback, as assigned (not called unless a function)
+ * @param {...unknown} args
+ * @returns {unknown} what it returned
  */
 function callGuarded(owner, fn, ...args) {
   if (typeof fn !== 'function') return undefined
+  /** @type {any} what user code returned: anything, probed for a `then` method */
   let out
   try {
     out = fn(...args)
@@ -113,7 +186,7 @@ function callGuarded(owner, fn, ...args) {
   }
   if (out && typeof out.then === 'function') {
     try {
-      out.then(undefined, (err) => reportTo(owner, fn, err))
+      out.then(undefined, (/** @type {unknown} */ err) => reportTo(owner, fn, err))
     } catch (err) {
       reportTo(owner, fn, err)
     }
@@ -121,7 +194,12 @@ function callGuarded(owner, fn, ...args) {
   return out
 }
 
-/** The JSON-RPC error object a request handler's failure becomes (SPEC 3.1); never throws. */
+/**
+ * The JSON-RPC error object a request handler's failure becomes (SPEC 3.1); never throws.
+ * @param {CallbackOwner} owner
+ * @param {any} err what the handler threw: anything, probed for `message`, `rpcCode`, `code`, `data`
+ * @returns {string} the error object as JSON
+ */
 function errorReply(owner, err) {
   if (!(err instanceof Error) && !(err && typeof err === 'object' && typeof err.message === 'string')) {
     // A thrown string, undefined, a null-prototype object...: answered, and reported.
@@ -129,6 +207,7 @@ function errorReply(owner, err) {
     return JSON.stringify({ code: -32603, message: `Request handler failed: ${safeString(err)}` })
   }
   const code = Number.isInteger(err.rpcCode) ? err.rpcCode : Number.isInteger(err.code) ? err.code : -32603
+  /** @type {{ code: number, message: string, data?: unknown }} */
   const error = { code, message: safeString(err.message) || 'Internal error' }
   if (err.data !== undefined) {
     try {
@@ -149,13 +228,22 @@ function installExitHook() {
   process.on('exit', () => native.killAllChildren())
 }
 
+/**
+ * The text `notifications/cancelled` gives for an abort reason.
+ * @param {any} reason an AbortSignal's reason: anything, probed for `message`
+ * @returns {string}
+ */
 function reasonText(reason) {
   if (reason instanceof Error) return reason.message || reason.name
   if (reason && typeof reason === 'object' && typeof reason.message === 'string') return reason.message
   return String(reason)
 }
 
-/** Starts reading a caller-read stdout pipe on the JS thread (see JS_READER). */
+/**
+ * Starts reading a caller-read stdout pipe on the JS thread (see JS_READER).
+ * @param {StdioTransport} transport
+ * @param {number} fd
+ */
 function attachReader(transport, fd) {
   const socket = new net.Socket({ fd, readable: true, writable: false })
   const weak = new WeakRef(transport)
@@ -188,6 +276,12 @@ function attachReader(transport, fd) {
 // The native callback holds only this closure: a weak reference to the transport while it is idle
 // (so an unreferenced transport can be collected, which kills its server) and a strong one while
 // something is pending (so pending promises always settle).
+/**
+ * @template {{ _onEvents(batch: string): void }} T
+ * @param {WeakRef<T>} weak
+ * @param {{ strong: T | null }} holder
+ * @returns {(batch: string) => void}
+ */
 function makeEventHandler(weak, holder) {
   return (batch) => {
     const transport = holder.strong || weak.deref()
@@ -199,31 +293,47 @@ function makeEventHandler(weak, holder) {
  * What both transports share: request ids, the per-tick request batch, pending promises with
  * their abort listeners, the event-loop hold, event dispatch and the assignable callbacks.
  * Subclasses create `this._native` with `this._eventHandler()` and implement connect/close/notify.
+ * @template {NativeStdio | NativeHttp} N the Rust side
+ * @template {{ timeout?: number }} C the config
  */
 class NativeTransport {
+  /** @param {C} config */
   constructor(config) {
     this.config = config
+    /** @type {(() => void) | undefined} */
     this.onClose = undefined
+    /** @type {((error: Error) => void) | undefined} */
     this.onError = undefined
+    /** @type {((method: string, params: unknown) => void) | undefined} */
     this.onNotification = undefined
+    /** @type {((chunk: string) => void) | undefined} */
     this._onStderr = undefined
+    /** @type {MCPRequestHandler | undefined} */
     this._onRequest = undefined
     this._connected = false
+    /** @type {Map<number, PendingEntry>} */
     this._pending = new Map()
+    /** @type {Map<AbortSignal, { ids: Set<number>, onAbort: () => void }>} */
     this._signals = new Map() // AbortSignal → { ids, onAbort }
     this._holds = 0
+    /** @type {Promise<void> | null} */
     this._closing = null
+    /** @type {(() => void) | null} */
     this._closeDone = null
+    /** @type {{ strong: NativeTransport<N, C> | null }} */
     this._holder = { strong: null }
+    /** @type {import('node:net').Socket | null} the stdout reader (stdio with JS_READER) */
     this._socket = null
     this._nextId = 1
+    /** @type {Array<number | string>} four entries a request: id, deadline, method JSON, params JSON */
     this._queue = []
     this._flushQueued = false
     this._flush = () => this._flushNow()
     this._held = false
     this._releaseQueued = false
     this._releaseIfIdle = () => this._letGo()
-    this._native = null
+    /** @type {N} set by the subclass constructor right after `super()`; never seen as null */
+    this._native = /** @type {never} */ (null)
   }
 
   _eventHandler() {
@@ -237,6 +347,7 @@ class NativeTransport {
   get onRequest() {
     return this._onRequest
   }
+  /** @param {MCPRequestHandler | undefined} fn */
   set onRequest(fn) {
     this._onRequest = fn
     this._syncListeners()
@@ -276,6 +387,13 @@ class NativeTransport {
 
   _dropReader() {}
 
+  /**
+   * @template [T=unknown]
+   * @param {string} method
+   * @param {Record<string, unknown> | null} [params] an object (or array), or nothing
+   * @param {MCPRequestOptions} [options]
+   * @returns {Promise<T>}
+   */
   request(method, params, options) {
     if (!this._connected) return Promise.reject(notConnected())
     const signal = options?.signal
@@ -313,6 +431,10 @@ class NativeTransport {
 
   // One abort listener per signal per transport, however many requests share it (an agent
   // passes one turn-wide signal to parallel tool calls); removed when the last of them settles.
+  /**
+   * @param {AbortSignal} signal
+   * @param {number} id
+   */
   _watch(signal, id) {
     let watched = this._signals.get(signal)
     if (!watched) {
@@ -323,6 +445,10 @@ class NativeTransport {
     watched.ids.add(id)
   }
 
+  /**
+   * @param {AbortSignal} signal
+   * @param {number} id
+   */
   _unwatch(signal, id) {
     const watched = this._signals.get(signal)
     if (!watched) return
@@ -333,6 +459,7 @@ class NativeTransport {
     }
   }
 
+  /** @param {AbortSignal} signal */
   _aborted(signal) {
     const watched = this._signals.get(signal)
     if (!watched) return
@@ -355,11 +482,12 @@ class NativeTransport {
     let batch = ''
     const sent = []
     for (let i = 0; i < q.length; i += 4) {
-      const entry = this._pending.get(q[i])
+      const id = /** @type {number} */ (q[i])
+      const entry = this._pending.get(id)
       if (!entry) continue // aborted before it was sent
       entry.queued = false
-      sent.push(q[i])
-      batch += `${q[i]} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
+      sent.push(id)
+      batch += `${id} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
     }
     if (batch !== '' && !this._native.sendRequests(batch)) {
       // The connection just ended; its `closed` event rejects the rest with the details.
@@ -370,7 +498,11 @@ class NativeTransport {
     }
   }
 
-  /** Removes a pending entry with its abort listener; false if it had already settled. */
+  /**
+   * Removes a pending entry with its abort listener; undefined if it had already settled.
+   * @param {number} id
+   * @returns {PendingEntry | undefined}
+   */
   _settle(id) {
     const entry = this._pending.get(id)
     if (!entry) return undefined
@@ -381,7 +513,7 @@ class NativeTransport {
   }
 
   /** Rejects pending requests, closes (stdio: the shutdown sequence; HTTP: the session DELETE),
-   * then calls onClose once. Not connected: returns at once. */
+   * then calls onClose once. Not connected: returns once a close in progress (if any) has finished. */
   async close() {
     if (!this._connected) {
       if (this._closing) await this._closing
@@ -410,6 +542,7 @@ class NativeTransport {
     return true
   }
 
+  /** @param {Error} error */
   _rejectAll(error) {
     for (const id of [...this._pending.keys()]) {
       const entry = this._settle(id)
@@ -421,13 +554,19 @@ class NativeTransport {
     this._call(this.onClose)
   }
 
-  /** Runs a user callback; a throw goes to onError (and never crashes the host). */
+  /**
+   * Runs a user callback; a throw goes to onError (and never crashes the host).
+   * @param {unknown} fn
+   * @param {...unknown} args
+   */
   _call(fn, ...args) {
     callGuarded(this, fn, ...args)
   }
 
+  /** @param {string} batch a JSON array of {@link NativeEvent}s */
   _onEvents(batch) {
     if (batch.length === 2) return // "[]"
+    /** @type {NativeEvent[]} */
     const events = JSON.parse(batch)
     for (const ev of events) {
       switch (ev[0]) {
@@ -446,6 +585,7 @@ class NativeTransport {
             const entry = this._pending.get(ev[2].progressToken)
             if (entry?.onProgress) {
               const { progress, total, message } = ev[2]
+              /** @type {ProgressInfo} */
               const info = { progress }
               if (total !== undefined) info.total = total
               if (message !== undefined) info.message = message
@@ -470,6 +610,7 @@ class NativeTransport {
     }
   }
 
+  /** @param {ErrorDescriptor | null} desc */
   _onClosed(desc) {
     if (this._finishClose()) return
     // Closed on its own.
@@ -481,7 +622,10 @@ class NativeTransport {
   }
 
   /** Answers a server→client request. Whatever the handler does, the server gets an answer
-   * (`-32603` when it cannot be sent as given) and nothing escapes to the host. */
+   * (`-32603` when it cannot be sent as given) and nothing escapes to the host.
+   * @param {string | number} id
+   * @param {string} method
+   * @param {unknown} params */
   async _answer(id, method, params) {
     let result
     let error
@@ -493,7 +637,10 @@ class NativeTransport {
         result = JSON.stringify(value ?? {}) ?? '{}'
       } catch (err) {
         reportTo(this, undefined, err)
-        error = JSON.stringify({ code: -32603, message: `Request handler's answer could not be sent: ${safeString(err?.message)}` })
+        error = JSON.stringify({
+          code: -32603,
+          message: `Request handler's answer could not be sent: ${safeString(/** @type {any} */ (err)?.message)}`,
+        })
       }
     } catch (err) {
       error = errorReply(this, err)
@@ -506,7 +653,12 @@ class NativeTransport {
   }
 }
 
-/** Request params as JSON: an object (or array) or nothing; `progressToken` set when given. */
+/**
+ * Request params as JSON: an object (or array) or nothing; `progressToken` set when given.
+ * @param {Record<string, unknown> | null | undefined} params checked here: JS callers may pass anything
+ * @param {number} [progressToken]
+ * @returns {string}
+ */
 function paramsJson(params, progressToken) {
   if (params !== undefined && params !== null && typeof params !== 'object') {
     throw invalidParams(`must be an object, not ${typeof params}`)
@@ -517,7 +669,7 @@ function paramsJson(params, progressToken) {
   try {
     body = JSON.stringify(p)
   } catch (err) {
-    throw invalidParams(safeString(err?.message))
+    throw invalidParams(safeString(/** @type {any} */ (err)?.message))
   }
   if (typeof body !== 'string' || (body[0] !== '{' && body[0] !== '[')) throw invalidParams('must serialize to a JSON object')
   return body
@@ -525,8 +677,11 @@ function paramsJson(params, progressToken) {
 
 /**
  * MCP transport over a child process's stdin/stdout (newline-delimited JSON).
+ * @extends {NativeTransport<NativeStdio, MCPStdioServerConfig>}
+ * @implements {DeclaredStdioTransport} the declaration users see (index.d.ts)
  */
 class StdioTransport extends NativeTransport {
+  /** @param {MCPStdioServerConfig} config */
   constructor(config) {
     super(config)
     this._native = new native.NativeStdio(this._eventHandler())
@@ -540,6 +695,7 @@ class StdioTransport extends NativeTransport {
   get onStderr() {
     return this._onStderr
   }
+  /** @param {((chunk: string) => void) | undefined} fn */
   set onStderr(fn) {
     this._onStderr = fn
     this._syncListeners()
@@ -555,6 +711,7 @@ class StdioTransport extends NativeTransport {
     if (this._connected) return
     if (this._closing) await this._closing
     if (this._connected) return
+    /** @type {Partial<MCPStdioServerConfig>} */
     const c = this.config || {}
     timeoutOf(c) // a config error, rather than a surprise at the first request
     if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')
@@ -567,16 +724,22 @@ class StdioTransport extends NativeTransport {
       timeout: c.timeout,
       maxMessageBytes: c.maxMessageBytes,
       killGraceMs: c.killGraceMs,
+      callerReadsStdout: JS_READER,
     }
-    config.callerReadsStdout = JS_READER
     installExitHook()
     this._syncListeners()
     const err = this._native.connect(configJson(config))
     if (err) throw makeError(err)
-    if (JS_READER) attachReader(this, this._native.takeStdoutFd())
+    // Not null: the connect above succeeded with `callerReadsStdout`, and the descriptor is taken once.
+    if (JS_READER) attachReader(this, /** @type {number} */ (this._native.takeStdoutFd()))
     this._connected = true
   }
 
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown> | null} [params]
+   * @returns {Promise<void>}
+   */
   async notify(method, params) {
     if (!this._connected) throw notConnected()
     const body = paramsJson(params)
@@ -586,11 +749,15 @@ class StdioTransport extends NativeTransport {
 
 /**
  * MCP transport over Streamable HTTP (POST per message; JSON or SSE replies).
+ * @extends {NativeTransport<NativeHttp, MCPHttpConfig>}
+ * @implements {DeclaredHttpTransport} the declaration users see (index.d.ts)
  */
 class HttpTransport extends NativeTransport {
+  /** @param {MCPHttpConfig} config */
   constructor(config) {
     super(config)
     this.url = config?.url
+    this._listening = false
     this._native = new native.NativeHttp(this._eventHandler())
   }
 
@@ -598,6 +765,8 @@ class HttpTransport extends NativeTransport {
    * Opens the GET stream for server-initiated messages (notifications to onNotification, requests
    * answered). Resolves when the stream ends for good (405 or another refusal, too many failed
    * reconnects) or close() stops it; at once when not connected or already listening.
+   * @param {{ keepAlive?: boolean }} [options]
+   * @returns {Promise<void>}
    */
   startSSEListener(options) {
     if (!this._connected || this._listening) return Promise.resolve()
@@ -634,6 +803,7 @@ class HttpTransport extends NativeTransport {
     if (this._connected) return
     if (this._closing) await this._closing
     if (this._connected) return
+    /** @type {Partial<MCPHttpConfig>} */
     const c = this.config || {}
     timeoutOf(c)
     const err = this._native.connect(
@@ -644,6 +814,11 @@ class HttpTransport extends NativeTransport {
     this._connected = true
   }
 
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown> | null} [params]
+   * @returns {Promise<void>}
+   */
   notify(method, params) {
     if (!this._connected) return Promise.reject(notConnected())
     let body
@@ -667,12 +842,14 @@ class HttpTransport extends NativeTransport {
   }
 }
 
+/** @param {MCPStdioServerConfig} config */
 async function createStdioTransport(config) {
   const transport = new StdioTransport(config)
   await transport.connect()
   return transport
 }
 
+/** @param {MCPHttpConfig} config */
 async function createHttpTransport(config) {
   const transport = new HttpTransport(config)
   await transport.connect()

@@ -259,6 +259,14 @@ export interface MCPError extends Error {
   stderr?: string
   /** HTTP: the status of a non-2xx answer. */
   status?: number
+  /** `MCP_TIMEOUT`: the deadline that passed, in milliseconds. */
+  timeout?: number
+  /** `MCP_UNSUPPORTED_PROTOCOL`: the revision the server answered with. */
+  protocolVersion?: unknown
+  /** A failed spawn, as Node's own: `spawn <command>`. */
+  syscall?: string
+  /** A failed spawn: the command. */
+  path?: string
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,3 +42,12 @@ exports.getMCPServer = configWriter.getMCPServer
 exports.listMCPServers = configWriter.listMCPServers
 exports.getMCPConfigPath = configWriter.getMCPConfigPath
 exports.discoverAndLoadMCPTools = loader.discoverAndLoadMCPTools
+
+/**
+ * Type check only (no code): this module's exports match the declarations users see (index.d.ts).
+ * MCPTool and DeferredMCPTool are left to lib/tool-bridge.js: their declarations have private
+ * members, which TypeScript compares by declaration, not by shape.
+ * @template {Omit<typeof import('./index.js'), 'MCPTool' | 'DeferredMCPTool'>} T
+ * @typedef {T} MatchesDeclarations
+ */
+/** @typedef {MatchesDeclarations<typeof exports>} ExportsMatchDeclarations */

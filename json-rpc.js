@@ -5,6 +5,9 @@
 // statusText, `JSON.parse`'s SyntaxError, truthiness of the first parsed value), which a port
 // could only imitate. Connections that are kept (transports) are Rust's job.
 
+/** @typedef {import('./index.js').CallMCPOptions} CallMCPOptions */
+/** @typedef {import('./index.js').MCPError} MCPError */
+
 let seq = 0
 function randomId() {
   return Math.random().toString(36).slice(2) + (++seq).toString(36) + Date.now().toString(36)
@@ -14,6 +17,8 @@ function randomId() {
  * Parses a (possibly SSE-framed) MCP HTTP response body: the first truthy JSON value of a
  * `data: ` line (`[DONE]` skipped; an invalid one throws SyntaxError), else the whole text as
  * JSON, else null.
+ * @param {string} text
+ * @returns {unknown}
  */
 function parseSSE(text) {
   for (const line of String(text).split('\n')) {
@@ -30,8 +35,12 @@ function parseSSE(text) {
   }
 }
 
+/**
+ * @param {number} ms
+ * @returns {MCPError}
+ */
 function timeoutError(ms) {
-  const err = new Error(`Request timeout after ${ms}ms`)
+  const err = /** @type {MCPError} */ (new Error(`Request timeout after ${ms}ms`))
   err.code = 'MCP_TIMEOUT'
   err.timeout = ms
   return err
@@ -43,6 +52,7 @@ const DEFAULT_TIMEOUT_MS = 60000
 /**
  * Header values are checked here, naming only the header: fetch's own message would quote the
  * value, which may be a secret.
+ * @param {Record<string, unknown>} headers as given: JS callers may pass any values
  */
 function checkHeaders(headers) {
   for (const [name, value] of Object.entries(headers)) {
@@ -53,16 +63,25 @@ function checkHeaders(headers) {
   }
 }
 
+/**
+ * @param {string} what
+ * @returns {MCPError}
+ */
 function configError(what) {
-  const err = new Error(`Invalid config: ${what}`)
+  const err = /** @type {MCPError} */ (new Error(`Invalid config: ${what}`))
   err.code = 'MCP_INVALID_CONFIG'
   return err
 }
 
-/** A network failure without the URL (its query may carry an API key) in any of its members. */
+/**
+ * A network failure without the URL (its query may carry an API key) in any of its members.
+ * @param {any} err what fetch threw: anything, probed for `message`, `cause` and `code`
+ * @param {string | URL} url
+ * @returns {MCPError}
+ */
 function networkError(err, url) {
-  const strip = (text) => String(text).split(String(url)).join('<url>')
-  const out = new Error(strip(err?.message ?? err), err?.cause ? { cause: err.cause } : undefined)
+  const strip = (/** @type {unknown} */ text) => String(text).split(String(url)).join('<url>')
+  const out = /** @type {MCPError} */ (new Error(strip(err?.message ?? err), err?.cause ? { cause: err.cause } : undefined))
   if (typeof err?.code === 'string') out.code = err.code
   return out
 }
@@ -71,6 +90,12 @@ function networkError(err, url) {
  * One JSON-RPC request by HTTP POST; resolves with the whole response envelope (a JSON-RPC
  * `error` member is returned, not thrown). [beyond] `options`: `{ headers, timeout, signal }`;
  * the timeout defaults to 60 s [fix].
+ * @template [T=unknown]
+ * @param {string | URL} url
+ * @param {string} method
+ * @param {Record<string, unknown>} [params]
+ * @param {CallMCPOptions} [options]
+ * @returns {Promise<import('./index.js').JsonRpcResponse<T>>} the server's envelope as it came (not validated)
  */
 async function callMCP(url, method, params, options) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: randomId(), method, params: params ?? {} })
@@ -82,7 +107,8 @@ async function callMCP(url, method, params, options) {
   const ac = new AbortController()
   let timer
   let timedOut = false
-  const onAbort = () => ac.abort(signal.reason)
+  // Registered only when there is a signal.
+  const onAbort = () => ac.abort(/** @type {AbortSignal} */ (signal).reason)
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
   timer = setTimeout(
     () => {
@@ -97,7 +123,7 @@ async function callMCP(url, method, params, options) {
     const text = await response.text()
     const parsed = parseSSE(text)
     if (!parsed) throw new Error('Failed to parse MCP response')
-    return parsed
+    return /** @type {import('./index.js').JsonRpcResponse<T>} */ (parsed)
   } catch (err) {
     if (timedOut) throw timeoutError(timeout)
     if (signal?.aborted) throw signal.reason
@@ -112,3 +138,10 @@ async function callMCP(url, method, params, options) {
 
 exports.callMCP = callMCP
 exports.parseSSE = parseSSE
+
+/**
+ * Type check only (no code): this module's exports match the declarations users see (json-rpc.d.ts).
+ * @template {typeof import('./json-rpc.js')} T
+ * @typedef {T} MatchesDeclarations
+ */
+/** @typedef {MatchesDeclarations<typeof exports>} ExportsMatchDeclarations */

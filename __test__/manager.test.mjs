@@ -153,6 +153,18 @@ describe('connectServers', () => {
     expect(m.getSource('a_b')).toBe(source)
   })
 
+  it('a server without the tools capability connects, with no tools (and an empty cache entry)', async () => {
+    const cache = memoryCache()
+    const m = manage(ROOT, cache)
+    const result = await m.connectServers({ plain: fixture(['--no-tools-cap']), fast: fixture() }, {})
+    expect([...result.errors.entries()]).toEqual([])
+    expect(result.connectedServers).toEqual(['plain', 'fast'])
+    expect(names(result.tools).filter((n) => n.startsWith('mcp_plain_'))).toEqual([])
+    expect(m.getConnectionStatus('plain')).toBe('connected')
+    await waitFor(() => cache.map.has('plain'))
+    expect(cache.map.get('plain')).toEqual([])
+  })
+
   it('disconnectServer while connecting: the late connection is closed, not registered', async () => {
     const m = manage(ROOT)
     const mk = marker()

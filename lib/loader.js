@@ -4,6 +4,17 @@
 const { MCPManager } = require('../manager.js')
 const { safeString } = require('../core.js')
 
+/** @typedef {import('../index.js').Tool} Tool */
+/** @typedef {import('../loader.js').AgentStorage} AgentStorage */
+/**
+ * @template [TTool=Tool]
+ * @typedef {import('../loader.js').MCPToolsLoadOptions<TTool>} MCPToolsLoadOptions
+ */
+/**
+ * @template [TTool=Tool]
+ * @typedef {import('../loader.js').MCPToolsLoadResult<TTool>} MCPToolsLoadResult
+ */
+
 /** @param {unknown} err */
 function messageOf(err) {
   return err instanceof Error ? err.message : safeString(err)
@@ -12,8 +23,8 @@ function messageOf(err) {
 /**
  * The tool cache the loader uses: none for `null`, the package's own SQLite store for
  * `undefined` (SPEC 8.11: `<agent dir>/mcp-cache.db`), else one over the given storage.
- * @param {any} cacheStorage
- * @param {any} logger
+ * @param {AgentStorage | null | undefined} cacheStorage
+ * @param {MCPToolsLoadOptions['logger']} logger
  */
 function openCache(cacheStorage, logger) {
   if (cacheStorage === null) return null
@@ -23,8 +34,10 @@ function openCache(cacheStorage, logger) {
 
 /**
  * SPEC 8.4 `discoverAndLoadMCPTools`. Every `MCPManager` option is passed to the manager.
+ * @template [TTool=Tool]
  * @param {string} cwd
- * @param {Record<string, any>} [options]
+ * @param {MCPToolsLoadOptions<TTool>} [options]
+ * @returns {Promise<MCPToolsLoadResult<TTool>>}
  */
 async function discoverAndLoadMCPTools(cwd, options) {
   const { onConnecting, enableProjectConfig, filterExa, cacheStorage, authStorage, ...managerOptions } = options ?? {}

@@ -7,14 +7,22 @@ const native = require('../native.js')
 const { callTool } = require('../client.js')
 const { safeString } = require('../core.js')
 
+/** @typedef {import('../tool-bridge.js').MCPToolResult} MCPToolResult */
+/** @typedef {import('../tool-bridge.js').MCPToolDetails} MCPToolDetails */
+
 /** A tool call ends this way when it was aborted (SPEC 8.1 "Aborts"). */
 class ToolAbortError extends Error {
+  /** @type {'Operation aborted'} */
   static MESSAGE = 'Operation aborted'
+
+  // A field rather than `this.name = …` in the constructor (the same own property, set at the
+  // same moment): only a field can narrow Error's `name: string` to the declared literal.
+  /** @type {'ToolAbortError'} */
+  name = 'ToolAbortError'
 
   /** @param {string} [message] */
   constructor(message = ToolAbortError.MESSAGE) {
     super(message)
-    this.name = 'ToolAbortError'
   }
 }
 
@@ -181,6 +189,7 @@ class MCPToolBase {
    * @param {((update: any) => void) | undefined} onUpdate
    * @param {unknown} _ctx
    * @param {AbortSignal} [signal]
+   * @returns {Promise<MCPToolResult>}
    */
   async execute(_toolCallId, params, onUpdate, _ctx, signal) {
     if (signal?.aborted) throw abortError(signal)
@@ -230,11 +239,12 @@ class MCPToolBase {
   /**
    * `details` of SPEC 8.1 step 5/6, in the reference's key order.
    * @param {any} connection the connection, or undefined on the error path
-   * @param {{ isError: boolean | undefined, rawContent?: unknown }} parts
+   * @param {{ isError: boolean | undefined, rawContent?: MCPToolDetails['rawContent'] }} parts
+   * @returns {MCPToolDetails}
    */
   _details(connection, parts) {
     const source = this._source(connection)
-    /** @type {Record<string, unknown>} */
+    /** @type {MCPToolDetails} */
     const details = { serverName: this.mcpServerName, mcpToolName: this.mcpToolName, isError: parts.isError }
     if ('rawContent' in parts) details.rawContent = parts.rawContent
     details.provider = source?.provider
@@ -339,3 +349,15 @@ class DeferredMCPTool extends MCPToolBase {
 }
 
 module.exports = { MCPTool, DeferredMCPTool, createMCPToolName, parseMCPToolName, ToolAbortError, resultText }
+
+/**
+ * Type check only (no code): the tool objects have the public members tool-bridge.d.ts declares.
+ * Its classes have private members, which TypeScript compares by declaration, so the public
+ * shape (`Pick<C, keyof C>`) is what is compared — all but `parameters`, a plain JSON Schema
+ * object that the declaration types as TypeBox's `TSchema` for the agent when TypeBox is installed.
+ * @template {Omit<Pick<D, keyof D>, 'parameters'>} T
+ * @template D
+ * @typedef {T} HasPublicShapeOf
+ */
+/** @typedef {HasPublicShapeOf<MCPTool, import('../tool-bridge.js').MCPTool>} MCPToolMatchesDeclaration */
+/** @typedef {HasPublicShapeOf<DeferredMCPTool, import('../tool-bridge.js').DeferredMCPTool>} DeferredMCPToolMatchesDeclaration */

@@ -11,6 +11,12 @@ const native = require('../native.js')
 const { safeString, swallow } = require('../core.js')
 const { agentDir } = require('./agent-dir.js')
 
+/** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
+/** @typedef {import('../index.js').MCPToolDefinition} MCPToolDefinition */
+/** @typedef {import('../tool-cache.js').MCPToolCacheStorage} MCPToolCacheStorage */
+/** @typedef {import('../tool-cache.js').MCPToolCacheOptions} MCPToolCacheOptions */
+/** @typedef {import('../tool-cache.js').OpenMCPToolCache} OpenMCPToolCache */
+
 const CACHE_VERSION = 1
 const CACHE_PREFIX = 'mcp_tools:'
 const CACHE_TTL_MS = 30 * 24 * 60 * 60 * 1000
@@ -25,6 +31,10 @@ const STORAGE_TIMEOUT_MS = 5000
 
 const silentLogger = { warn() {} }
 
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
 function isRecord(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -33,11 +43,15 @@ function isRecord(value) {
  * A copy with the keys of every plain record sorted (`Object.keys(..).sort()`), arrays in order:
  * what the reference's `stableClone` builds, so `JSON.stringify` of it gives the same text. A
  * cycle throws a TypeError (the reference ran out of stack; either way the hash fails).
+ * @param {unknown} value
+ * @param {Set<unknown>} ancestors
+ * @returns {unknown}
  */
 function stableClone(value, ancestors) {
   if (Array.isArray(value) || isRecord(value)) {
     if (ancestors.has(value)) throw new TypeError('Converting circular structure to JSON')
     ancestors.add(value)
+    /** @type {unknown[] | Record<string, unknown>} */
     let out
     if (Array.isArray(value)) {
       out = value.map((item) => stableClone(item, ancestors))
@@ -51,37 +65,61 @@ function stableClone(value, ancestors) {
   return value
 }
 
-/** Lowercase hex SHA-256 of the config's JSON with keys sorted recursively (undefined omitted). */
+/**
+ * Lowercase hex SHA-256 of the config's JSON with keys sorted recursively (undefined omitted).
+ * @param {unknown} config
+ * @returns {string}
+ */
 function hashConfig(config) {
   // `JSON.stringify` of undefined is undefined; the reference's TextEncoder then encoded "".
   const text = JSON.stringify(stableClone(config, new Set())) ?? ''
   return createHash('sha256').update(text, 'utf8').digest('hex')
 }
 
-/** Settles like `promise`, or rejects once `ms` have passed (the timer is cleared either way). */
+/**
+ * Settles like `promise`, or rejects once `ms` have passed (the timer is cleared either way).
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {number} ms
+ * @param {string} what the storage call, for the message
+ * @returns {Promise<T>}
+ */
 function within(promise, ms, what) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer
+  /** @type {Promise<never>} */
   const deadline = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`MCP tool cache storage ${what} timed out after ${ms}ms`)), ms)
   })
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
 }
 
+/**
+ * @param {string | URL} file
+ * @returns {string}
+ */
 function toPath(file) {
   return file instanceof URL ? fileURLToPath(file) : String(file)
 }
 
+/** @template {MCPToolCacheStorage} [S=MCPToolCacheStorage] the storage (the SQLite store for `open()`) */
 class MCPToolCache {
+  /** @type {S} */
   #storage
+  /** @type {NonNullable<MCPToolCacheOptions['logger']>} */
   #logger
+  /** @type {number} */
   #timeout
-  /** The store `open()` made, closed by `close()`; an injected storage is never closed here. */
+  /**
+   * The store `open()` made, closed by `close()`; an injected storage is never closed here.
+   * @type {import('../native.js').NativeCacheStore | null}
+   */
   #owned = null
 
   /**
-   * @param storage any object with `getCache(key): string | null` and
+   * @param {S} storage any object with `getCache(key): string | null` and
    *   `setCache(key, value, expiresAtSec): void` (the agent's AgentStorage)
-   * @param options `logger` (its `warn(message, { serverName, error })` gets the cache's
+   * @param {MCPToolCacheOptions} [options] `logger` (its `warn(message, { serverName, error })` gets the cache's
    *   warnings; default silent), `timeout` (ms a promise-returning storage may take, default 5000)
    */
   constructor(storage, options) {
@@ -94,6 +132,9 @@ class MCPToolCache {
   /**
    * [beyond] A cache over an SQLite file (default `<agent dir>/mcp-cache.db`; the file, its
    * directories and its table are created when absent). Throws when the file cannot be opened.
+   * @param {string | URL | null} [file]
+   * @param {MCPToolCacheOptions} [options]
+   * @returns {OpenMCPToolCache}
    */
   static open(file, options) {
     const target = file === undefined || file === null ? path.join(agentDir(), CACHE_FILE) : toPath(file)
@@ -115,7 +156,12 @@ class MCPToolCache {
     store?.close()
   }
 
-  /** The cached tools of `serverName`, if they were stored for this very config; else null. */
+  /**
+   * The cached tools of `serverName`, if they were stored for this very config; else null.
+   * @param {string} serverName
+   * @param {MCPServerConfig} config
+   * @returns {Promise<MCPToolDefinition[] | null>}
+   */
   async get(serverName, config) {
     const key = `${CACHE_PREFIX}${serverName}`
     let raw
@@ -150,7 +196,13 @@ class MCPToolCache {
     return parsed.tools
   }
 
-  /** Stores `tools` for `serverName` and this config, for 30 days. Never throws. */
+  /**
+   * Stores `tools` for `serverName` and this config, for 30 days. Never throws.
+   * @param {string} serverName
+   * @param {MCPServerConfig} config
+   * @param {MCPToolDefinition[]} tools
+   * @returns {Promise<void>}
+   */
   async set(serverName, config, tools) {
     const key = `${CACHE_PREFIX}${serverName}`
     let configHash
@@ -175,15 +227,25 @@ class MCPToolCache {
     }
   }
 
-  /** A storage call: a throw becomes a rejection, a promise it returns is bounded in time. */
+  /**
+   * A storage call: a throw becomes a rejection, a promise it returns is bounded in time.
+   * @param {'getCache' | 'setCache'} method
+   * @param {unknown[]} args
+   * @returns {Promise<any>} what the storage answered: the storage is any object with these methods
+   */
   async #call(method, args) {
-    const storage = this.#storage
+    const storage = /** @type {any} */ (this.#storage)
     const out = storage[method](...args)
     if (out && typeof out.then === 'function') return within(Promise.resolve(out), this.#timeout, method)
     return out
   }
 
   /** `logger.warn(message, { serverName, error })`, as the reference logs; a broken logger is ignored. */
+  /**
+   * @param {string} message
+   * @param {string} serverName
+   * @param {unknown} error
+   */
   #warn(message, serverName, error) {
     try {
       const logger = this.#logger
