@@ -1,11 +1,13 @@
 'use strict'
-// mcp-native/client (SPEC 5): the handshake, paging, tools/call, session re-initialization and
-// reconnect, over the native transports. This layer stays in JavaScript on purpose: its contract
-// is about JS objects (the mutable `MCPServerConnection` whose `tools` array is the cache, the
-// assignable callbacks, AbortSignal), every byte of I/O already runs in Rust below it, and a
-// call through it is one `transport.request` (no extra crossing of the JS/Rust boundary).
+// mcp-native/client (SPEC 5): the face of the Rust client (src/client/). Rust owns the protocol
+// state — handshake, version negotiation, paging, session re-initialization, reconnect, the
+// answers to the server's requests, the GET stream. This file keeps what must be JavaScript:
+// promises and AbortSignals, the callbacks, the `MCPServerConnection` object (whose `tools`
+// array is the tool cache by identity), requests waiting out a reconnect — and a transport face
+// whose requests go straight to the client's connection (one crossing per call).
 
 const root = require('./core.js')
+const native = require('./native.js')
 
 /** @typedef {import('./index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('./index.js').MCPStdioServerConfig} MCPStdioServerConfig */
@@ -53,118 +55,23 @@ async function createTransport(config) {
 }
 
 /**
- * @param {MCPHandshakeOptions | undefined} options
- * @returns {Handshake}
+ * The options `NativeClient` reads (binding/client.rs), as JSON text.
+ * @param {MCPClientOptions | undefined} options
+ * @param {boolean} forwardRequests
  */
-function handshakeOptions(options) {
+function nativeOptions(options, forwardRequests) {
   const o = options || {}
-  return {
+  const r = o.reconnect === true ? {} : o.reconnect || null
+  return JSON.stringify({
     protocolVersion: o.protocolVersion ?? DEFAULT_PROTOCOL_VERSION,
     capabilities: o.capabilities ?? DEFAULT_CAPABILITIES,
     clientInfo: o.clientInfo ?? DEFAULT_CLIENT_INFO,
-  }
-}
-
-/**
- * `initialize` + `notifications/initialized` with version negotiation; the initialize result.
- * @param {Transport} transport
- * @param {Handshake} hs
- * @param {MCPRequestOptions} requestOptions
- * @returns {Promise<MCPInitializeResult>}
- */
-async function handshake(transport, hs, requestOptions) {
-  /** @type {MCPInitializeResult | null | undefined} the server's answer, checked below */
-  const init = await transport.request(
-    'initialize',
-    { protocolVersion: hs.protocolVersion, capabilities: hs.capabilities, clientInfo: hs.clientInfo },
-    requestOptions,
-  )
-  const version = init?.protocolVersion
-  if (version !== hs.protocolVersion && !(/** @type {readonly unknown[]} */ (SUPPORTED_PROTOCOL_VERSIONS).includes(version))) {
-    throw makeError({ message: `Unsupported protocol version: ${version}`, code: 'MCP_UNSUPPORTED_PROTOCOL', protocolVersion: version })
-  }
-  await transport.notify('notifications/initialized')
-  // Streamable HTTP: servers send requests and notifications that belong to no request (an
-  // elicitation, list_changed) on the GET stream, as the official SDK client opens it. It does not
-  // keep the event loop alive; a 405 ends it quietly; on the legacy protocol it is a no-op.
-  if (transport instanceof root.HttpTransport) transport.startSSEListener({ keepAlive: false })
-  // Not null: it has a protocol version this client speaks.
-  return /** @type {MCPInitializeResult} */ (init)
-}
-
-/**
- * Creates a transport and runs the handshake within `config.timeout ?? 30000` ms. On failure,
- * timeout or abort, the transport is closed (awaited: when this rejects, nothing it started is
- * still running) and the error is rethrown. Resolves with `{ transport, init }`.
- * @param {string} name
- * @param {MCPServerConfig} config
- * @param {Handshake} hs
- * @param {AbortSignal | undefined} signal
- * @param {(transport: Transport) => void} prepare
- * @returns {Promise<Session>}
- */
-function openSession(name, config, hs, signal, prepare) {
-  if (signal?.aborted) return Promise.reject(signal.reason)
-  const ms = timeoutOf(config)
-  const inner = new AbortController()
-  return new Promise((resolve, reject) => {
-    let finished = false // the deadline and the abort listener are gone
-    let gaveUp = false // timeout or abort: `reject` is called once the transport is closed
-    /** @type {ReturnType<typeof setTimeout> | undefined} */
-    let timer
-    const cleanup = () => {
-      finished = true
-      clearTimeout(timer)
-      if (signal) signal.removeEventListener('abort', onAbort)
-    }
-    const creating = createTransport(config)
-    const giveUp = (/** @type {unknown} */ error) => {
-      if (finished) return
-      cleanup()
-      gaveUp = true
-      inner.abort(error)
-      // Whether the transport is still starting or already talking: it is closed before the
-      // caller hears of the failure, so nothing outlives the attempt.
-      creating
-        .then((t) => t.close())
-        .catch(() => {})
-        .then(() => reject(error))
-    }
-    // Registered only when there is a signal.
-    const onAbort = () => giveUp(/** @type {AbortSignal} */ (signal).reason)
-    timer = setTimeout(
-      () => giveUp(makeError({ message: `Connection to MCP server "${name}" timed out after ${ms}ms`, code: 'MCP_TIMEOUT', timeout: ms })),
-      ms,
-    )
-    if (signal) signal.addEventListener('abort', onAbort, { once: true })
-    creating
-      .then(async (t) => {
-        if (gaveUp) return undefined
-        if (prepare) prepare(t)
-        try {
-          // The connect deadline above bounds the handshake; the request's own timer is later.
-          const init = await handshake(t, hs, { signal: inner.signal, timeout: ms + 1000 })
-          return { transport: t, init }
-        } catch (err) {
-          if (!gaveUp) {
-            cleanup()
-            await t.close().catch(() => {})
-          }
-          throw err
-        }
-      })
-      .then(
-        (session) => {
-          if (gaveUp || !session) return
-          cleanup()
-          resolve(session)
-        },
-        (err) => {
-          if (gaveUp) return
-          cleanup()
-          reject(err)
-        },
-      )
+    reconnect: r && {
+      maxAttempts: Number(r.maxAttempts ?? RECONNECT_DEFAULTS.maxAttempts),
+      initialDelayMs: Number(r.initialDelayMs ?? RECONNECT_DEFAULTS.initialDelayMs),
+      maxDelayMs: Number(r.maxDelayMs ?? RECONNECT_DEFAULTS.maxDelayMs),
+    },
+    forwardRequests,
   })
 }
 
@@ -187,7 +94,9 @@ function rpc(connection, method, params, options) {
 }
 
 /**
- * Pages through a list method (tools/list, resources/list, …): all items of `key`, at most MAX_PAGES pages.
+ * Pages through a list method (tools/list, resources/list, …): all items of `key`, at most
+ * MAX_PAGES pages. A client's connection pages in Rust (one crossing for the whole list);
+ * another transport's, here.
  * @template T what the server's items are said to be (they are not checked)
  * @param {MCPServerConnection} connection
  * @param {string} method
@@ -196,6 +105,8 @@ function rpc(connection, method, params, options) {
  * @returns {Promise<T[]>}
  */
 async function listAll(connection, method, key, options) {
+  const client = owners.get(connection)
+  if (client) return client._listAll(method, key, options)
   /** @type {T[]} */
   const items = []
   /** @type {unknown} */
@@ -269,22 +180,82 @@ async function connectToServer(name, config, options) {
 }
 
 /**
- * @param {boolean | MCPReconnectOptions | undefined} option
- * @returns {ReconnectPolicy | null}
+ * A client's transport face: a `StdioTransport` / `HttpTransport` whose native is the client's
+ * `NativeClient`, so that its requests go straight to the client's current connection (one
+ * crossing per call). It stays the same object across reconnects; opening and closing are the
+ * client's.
+ * @param {MCPClient} client
+ * @param {MCPServerConfig} config
+ * @param {string} optionsJson
+ * @returns {Transport}
  */
-function reconnectPolicy(option) {
-  if (!option) return null
-  const o = option === true ? {} : option
-  return {
-    maxAttempts: Math.max(1, Number(o.maxAttempts ?? RECONNECT_DEFAULTS.maxAttempts)),
-    initialDelayMs: Math.max(0, Number(o.initialDelayMs ?? RECONNECT_DEFAULTS.initialDelayMs)),
-    maxDelayMs: Math.max(0, Number(o.maxDelayMs ?? RECONNECT_DEFAULTS.maxDelayMs)),
+function makeFace(client, config, optionsJson) {
+  const type = config?.type ?? 'stdio'
+  const makeNative = nativeMaker(client.name, optionsJson, new WeakRef(client))
+  const face =
+    type === 'http' || type === 'sse'
+      ? new ClientHttpTransport(/** @type {any} */ (config), makeNative)
+      : new ClientStdioTransport(/** @type {MCPStdioServerConfig} */ (config), makeNative)
+  face._client = client
+  return face
+}
+
+/**
+ * Makes the NativeClient. Its callbacks live as long as it does, so they hold nothing of the
+ * client but a weak reference (a forgotten client is collected, and its connection ends).
+ * @param {string} name
+ * @param {string} optionsJson
+ * @param {WeakRef<MCPClient>} weak
+ */
+function nativeMaker(name, optionsJson, weak) {
+  /** @param {(batch: string) => void} onEvents */
+  return (onEvents) =>
+    new native.NativeClient(name, optionsJson, onEvents, () => {
+      // The config as it is now (a reconnect may come after its owner changed it).
+      const c = weak.deref()
+      try {
+        return c ? root.nativeConfig(c.config) : 'null'
+      } catch {
+        return 'null'
+      }
+    })
+}
+
+/** A client's face over stdio: opening and closing are the client's. */
+class ClientStdioTransport extends root.StdioTransport {
+  async connect() {
+    await /** @type {MCPClient} */ (/** @type {any} */ (this)._client).connect()
+  }
+  async close() {
+    await /** @type {MCPClient} */ (/** @type {any} */ (this)._client).close()
+  }
+}
+
+/** A client's face over HTTP: opening and closing are the client's. */
+class ClientHttpTransport extends root.HttpTransport {
+  async connect() {
+    await /** @type {MCPClient} */ (/** @type {any} */ (this)._client).connect()
+  }
+  async close() {
+    await /** @type {MCPClient} */ (/** @type {any} */ (this)._client).close()
+  }
+  /**
+   * @param {number} id @param {string} method @param {string} body @param {number} timeout
+   * @returns {string | null | undefined}
+   */
+  _notifyNative(id, method, body, timeout) {
+    // The NativeClient names the HTTP notification `notifyAs` (its `notify` is the stdio one).
+    return /** @type {any} */ (this._native).notifyAs(id, method, body, timeout)
   }
 }
 
 /**
- * One server, one object (SPEC 5.2). States: idle → connecting → connected → (reconnecting →
- * connected)* → closed; `connect()` after `close()` starts again.
+ * One server, one object (SPEC 5.2), over the Rust client (`NativeClient`), which owns the
+ * connection's protocol state: the handshake, version negotiation, reconnect, session
+ * re-initialization, the answers to the server's requests and the GET stream. This object keeps
+ * what must be JavaScript: promises and AbortSignals, the callbacks, the `connection` object
+ * (whose `tools` array is the tool cache by identity) and requests waiting out a reconnect.
+ * @implements {DeclaredClient}
  */
 class MCPClient {
   /**
@@ -321,13 +292,9 @@ class MCPClient {
     this._onStderr = undefined
     /** @type {MCPRequestHandler | undefined} */
     this._onRequest = undefined
-    this._hs = handshakeOptions(options)
-    this._policy = reconnectPolicy(options?.reconnect)
-    /** @type {ClientState} */
+    /** @type {ClientState} mirrors the Rust client's state (its status events) */
     this._state = 'idle'
-    /** @type {Transport | null} */
-    this._transport = null
-    /** @type {MCPServerConnection | null} set by the first `_adopt`, then kept across reconnects */
+    /** @type {MCPServerConnection | null} made by the first connect, then kept across reconnects */
     this._connection = null
     /** @type {MCPInitializeResult | null} */
     this._init = null
@@ -335,18 +302,27 @@ class MCPClient {
     this._connecting = null
     /** @type {Set<{ resolve(transport: Transport): void, reject(err: unknown): void }>} */
     this._waiters = new Set()
-    /** @type {Promise<void> | null} */
-    this._reinit = null
-    /** @type {ReturnType<typeof setTimeout> | null} */
-    this._retryTimer = null
-    this._epoch = 0
+    this._generation = 0
+    this._reconnectHold = false
+    /** Whether a connection was up since the last close (onClose fires only then). */
+    this._wasConnected = false
+    this._tokens = 0
+    this._capabilities = options?.capabilities ?? DEFAULT_CAPABILITIES
+    /** @type {Transport} */
+    this._face = makeFace(this, config, nativeOptions(options, false))
+    this._wire(this._face)
+  }
+
+  /** @returns {any} the Rust client */
+  get _native() {
+    return this._face._native
   }
 
   get connected() {
-    return this._state === 'connected' && this._transport !== null && this._transport.connected
+    return this._state === 'connected' && this._face.connected
   }
   get transport() {
-    return this._transport ?? undefined
+    return this._connection ? this._face : undefined
   }
   get connection() {
     return this._connection ?? undefined
@@ -374,7 +350,7 @@ class MCPClient {
   /** @param {((chunk: string) => void) | undefined} fn */
   set onStderr(fn) {
     this._onStderr = fn
-    if (this._transport) this._wireStderr(this._transport)
+    this._wireStderr(this._face)
   }
   get onRequest() {
     return this._onRequest
@@ -382,6 +358,7 @@ class MCPClient {
   /** @param {MCPRequestHandler | undefined} fn */
   set onRequest(fn) {
     this._onRequest = fn
+    this._face.onRequest = typeof fn === 'function' ? (method, params) => this._answer(method, params) : undefined
   }
 
   /**
@@ -390,59 +367,77 @@ class MCPClient {
    * @returns {Promise<MCPServerConnection>}
    */
   connect(options) {
-    // Connected: `_adopt` has set the connection.
+    // Connected: the connection is there.
     if (this._state === 'connected') return Promise.resolve(/** @type {MCPServerConnection} */ (this._connection))
     if (this._connecting) return this._connecting
-    this._setState('connecting')
-    const epoch = ++this._epoch
-    const attempt = this._open(options?.signal).then(
-      ({ transport, init }) => {
-        this._connecting = null
-        if (epoch !== this._epoch) {
-          // close() ran meanwhile.
-          return transport.close().then(() => Promise.reject(transportClosed()))
-        }
-        this._adopt(transport, init)
-        return /** @type {MCPServerConnection} */ (this._connection)
-      },
-      (err) => {
-        this._connecting = null
-        if (epoch === this._epoch) {
-          this._state = 'closed'
+    const signal = options?.signal
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    const type = this.config?.type ?? 'stdio'
+    if (type !== 'stdio' && type !== 'http' && type !== 'sse') return Promise.reject(new Error(`Unknown server type: ${type}`))
+    /** @type {string} */
+    let config
+    try {
+      config = root.nativeConfig(this.config)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    root.installExitHook()
+    const face = this._face
+    face._hold() // the event loop stays up while connecting
+    const attempt = new Promise((resolve, reject) => {
+      let settled = false
+      const onAbort = () => {
+        if (settled) return
+        settled = true
+        // SPEC 5.1: the attempt is cancelled and its transport closed before the caller hears.
+        this._native.close().then(
+          () => reject(/** @type {AbortSignal} */ (signal).reason),
+          () => reject(/** @type {AbortSignal} */ (signal).reason),
+        )
+      }
+      if (signal) signal.addEventListener('abort', onAbort, { once: true })
+      this._native.connect(config).then(
+        (/** @type {string} */ text) => {
+          if (signal) signal.removeEventListener('abort', onAbort)
+          if (settled) return
+          settled = true
+          const { generation, init } = JSON.parse(text)
+          this._adopt(init)
+          // The client's own events may come after this promise settles: act on them now (they
+          // are idempotent when they arrive).
+          this._onClientEvent([8, generation, init])
+          this._onClientEvent([7, 'connected', null])
+          resolve(/** @type {MCPServerConnection} */ (this._connection))
+        },
+        (/** @type {unknown} */ err) => {
+          if (signal) signal.removeEventListener('abort', onAbort)
+          if (settled) return
+          settled = true
           this._failWaiters(err)
-          callGuarded(this, this.onStatus, 'disconnected', err)
-        }
-        throw err
-      },
-    )
+          reject(err)
+        },
+      )
+    }).finally(() => {
+      this._connecting = null
+      face._release()
+    })
     this._connecting = attempt
     return attempt
   }
 
-  /** @param {AbortSignal | undefined} signal */
-  _open(signal) {
-    return openSession(this.name, this.config, this._hs, signal, (t) => this._wire(t))
-  }
-
   /** Closes the connection and stops any reconnect; `onClose` once if it was open. */
   async close() {
-    const was = this._state
-    this._state = 'closed'
-    this._epoch++
-    this._connecting = null
-    clearTimeout(this._retryTimer ?? undefined)
-    this._retryTimer = null
     this._failWaiters(transportClosed())
-    const t = this._transport
-    if (t) await t.close()
-    if (was !== 'closed' && was !== 'idle') {
-      callGuarded(this, this.onStatus, 'disconnected')
-      callGuarded(this, this.onClose)
-    }
+    const was = this._state
+    await this._native.close()
+    // As on connect: the client's own status event may come later; it is a no-op then.
+    if (was !== 'idle' && was !== 'closed') this._onClientEvent([7, 'closed', null])
+    this._state = 'closed'
   }
 
   /**
-   * A request on the current connection; waits out a (re)connect, retries once on session expiry.
+   * A request on the current connection; waits out a (re)connect. (An expired session is
+   * re-opened by the Rust client, and the request sent once more.)
    * @template [T=unknown]
    * @param {string} method
    * @param {Record<string, unknown>} [params]
@@ -450,15 +445,8 @@ class MCPClient {
    * @returns {Promise<T>}
    */
   async request(method, params, options) {
-    // Connected: `_adopt` has set the transport.
-    const transport = this._state === 'connected' ? /** @type {Transport} */ (this._transport) : await this._whenConnected(options)
-    try {
-      return await transport.request(method, params, options)
-    } catch (err) {
-      if (!this._sessionExpired(err, transport)) throw err
-      await this._reinitialize(transport)
-      return transport.request(method, params, options)
-    }
+    if (this._state !== 'connected') await this._whenConnected(options)
+    return this._face.request(method, params, options)
   }
 
   /**
@@ -467,14 +455,8 @@ class MCPClient {
    * @returns {Promise<void>}
    */
   async notify(method, params) {
-    const transport = this._state === 'connected' ? /** @type {Transport} */ (this._transport) : await this._whenConnected()
-    try {
-      return await transport.notify(method, params)
-    } catch (err) {
-      if (!this._sessionExpired(err, transport)) throw err
-      await this._reinitialize(transport)
-      return transport.notify(method, params)
-    }
+    if (this._state !== 'connected') await this._whenConnected()
+    return this._face.notify(method, params)
   }
 
   async ping() {
@@ -507,7 +489,7 @@ class MCPClient {
 
   /**
    * @param {MCPRequestOptions} [options]
-   * @returns {ReturnType<DeclaredClient['listResources']>}
+   * @returns {Promise<Array<{ uri: string, name?: string, mimeType?: string, [key: string]: unknown }>>}
    */
   listResources(options) {
     return this._connection ? listAll(this._connection, 'resources/list', 'resources', options) : Promise.reject(notConnected())
@@ -516,7 +498,7 @@ class MCPClient {
   /**
    * @param {string} uri
    * @param {MCPRequestOptions} [options]
-   * @returns {ReturnType<DeclaredClient['readResource']>}
+   * @returns {Promise<{ contents: Array<{ uri: string, mimeType?: string, text?: string, blob?: string }> }>}
    */
   readResource(uri, options) {
     return this.request('resources/read', { uri }, options)
@@ -524,7 +506,7 @@ class MCPClient {
 
   /**
    * @param {MCPRequestOptions} [options]
-   * @returns {ReturnType<DeclaredClient['listPrompts']>}
+   * @returns {Promise<Array<{ name: string, description?: string, arguments?: unknown[], [key: string]: unknown }>>}
    */
   listPrompts(options) {
     return this._connection ? listAll(this._connection, 'prompts/list', 'prompts', options) : Promise.reject(notConnected())
@@ -534,7 +516,7 @@ class MCPClient {
    * @param {string} name
    * @param {Record<string, string>} [args]
    * @param {MCPRequestOptions} [options]
-   * @returns {ReturnType<DeclaredClient['getPrompt']>}
+   * @returns {Promise<{ description?: string, messages: unknown[] }>}
    */
   getPrompt(name, args, options) {
     const params = args === undefined ? { name } : { name, arguments: args }
@@ -544,26 +526,41 @@ class MCPClient {
   // --- internals ---------------------------------------------------------------------------
 
   /**
-   * @param {ClientState} state
-   * @param {unknown} [error]
+   * Every item of a paged list, paged by the Rust client; abandoned (and stopped in Rust) when
+   * the signal aborts.
+   * @param {string} method
+   * @param {string} key
+   * @param {MCPRequestOptions} [options]
+   * @returns {Promise<any[]>}
    */
-  _setState(state, error) {
-    this._state = state
-    const status = state === 'reconnecting' ? 'connecting' : state === 'closed' || state === 'idle' ? 'disconnected' : state
-    callGuarded(this, this.onStatus, status, error)
+  _listAll(method, key, options) {
+    const signal = options?.signal
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    const token = ++this._tokens
+    const face = this._face
+    face._hold()
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this._native.cancelTask(token)
+        reject(/** @type {AbortSignal} */ (signal).reason)
+      }
+      if (signal) signal.addEventListener('abort', onAbort, { once: true })
+      this._native.listAll(method, key, token).then(
+        (/** @type {string} */ text) => resolve(JSON.parse(text)),
+        (/** @type {unknown} */ err) => reject(err),
+      )
+    }).finally(() => {
+      face._release()
+    })
   }
 
   /** @param {Transport} transport */
   _wire(transport) {
     transport.onNotification = (method, params) => {
-      if (method === 'notifications/tools/list_changed' && this._connection && this._transport === transport) {
-        delete this._connection.tools
-      }
+      if (method === 'notifications/tools/list_changed' && this._connection) delete this._connection.tools
       callGuarded(this, this.onNotification, method, params)
     }
     transport.onError = (err) => callGuarded(this, this.onError, err)
-    transport.onClose = () => this._onTransportClosed(transport)
-    transport.onRequest = (method, params) => this._answer(method, params)
     this._wireStderr(transport)
   }
 
@@ -574,99 +571,101 @@ class MCPClient {
   }
 
   /**
+   * A server→client request, when an `onRequest` handler is set (otherwise the Rust client
+   * answers: `roots/list` with no roots when `roots` is declared, anything else `-32601`).
    * @param {string} method
    * @param {unknown} params
    */
   _answer(method, params) {
     if (typeof this._onRequest === 'function') return this._onRequest(method, params)
-    // We declare `roots` by default: say there are none rather than refuse the request.
-    if (method === 'roots/list' && this._hs.capabilities && this._hs.capabilities.roots) return { roots: [] }
+    if (method === 'roots/list' && this._capabilities?.roots) return { roots: [] }
     throw methodNotFound()
   }
 
   /**
-   * @param {Transport} transport
+   * The first connection's `initialize` result: the connection object.
    * @param {MCPInitializeResult} init
    */
-  _adopt(transport, init) {
-    this._transport = transport
-    if (this._connection) {
-      this._connection.transport = transport
-      delete this._connection.tools // a new process or session: its tools are listed again
-    } else {
-      // serverInfo and capabilities are written again by `_setSession` below, as on every session.
+  _adopt(init) {
+    if (!this._connection) {
       this._connection = {
         name: this.name,
         config: this.config,
-        transport,
+        transport: this._face,
         serverInfo: init.serverInfo,
         capabilities: init.capabilities ?? {},
       }
       owners.set(this._connection, this)
     }
     this._setSession(init)
-    this._setState('connected')
-    for (const w of [...this._waiters]) w.resolve(transport)
   }
 
   /**
-   * Records an initialize result: on the client and on its connection (which `_adopt` has made).
+   * Records an initialize result: on the client and on its connection.
    * @param {MCPInitializeResult} init
    */
   _setSession(init) {
     this._init = init
-    const connection = /** @type {MCPServerConnection} */ (this._connection)
-    connection.serverInfo = init.serverInfo
-    connection.capabilities = init.capabilities ?? {}
-  }
-
-  /** @param {Transport} transport */
-  _onTransportClosed(transport) {
-    if (transport !== this._transport || this._state !== 'connected') return
-    if (!this._policy) {
-      this._state = 'closed'
-      this._failWaiters(transportClosed())
-      callGuarded(this, this.onStatus, 'disconnected')
-      callGuarded(this, this.onClose)
-      return
-    }
-    this._setState('reconnecting')
-    this._reconnect(this._epoch, 1, this._policy.initialDelayMs, undefined)
+    if (!this._connection) return
+    this._connection.serverInfo = init.serverInfo
+    this._connection.capabilities = init.capabilities ?? {}
   }
 
   /**
-   * One reconnect attempt after `delay` ms; called only when there is a reconnect policy.
-   * @param {number} epoch
-   * @param {number} attempt
-   * @param {number} delay
-   * @param {unknown} lastError
+   * The Rust client's own events (binding/sink.rs, kinds 7 to 10).
+   * @param {any[]} ev
    */
-  _reconnect(epoch, attempt, delay, lastError) {
-    const policy = /** @type {ReconnectPolicy} */ (this._policy)
-    if (attempt > policy.maxAttempts) {
-      this._state = 'closed'
-      const error = lastError ?? transportClosed()
-      this._failWaiters(error)
-      callGuarded(this, this.onStatus, 'disconnected', error)
-      callGuarded(this, this.onClose)
-      return
+  _onClientEvent(ev) {
+    const face = this._face
+    switch (ev[0]) {
+      case 7: {
+        const state = /** @type {ClientState} */ (ev[1])
+        if (state === this._state && (state === 'connected' || state === 'closed')) break // seen already
+        const error = ev[2] ? root.makeError(ev[2]) : undefined
+        this._state = state
+        if (state === 'reconnecting' && !this._reconnectHold) {
+          this._reconnectHold = true
+          face._hold()
+        } else if (state !== 'reconnecting' && this._reconnectHold) {
+          this._reconnectHold = false
+          face._release()
+        }
+        const status = state === 'reconnecting' ? 'connecting' : state === 'closed' || state === 'idle' ? 'disconnected' : state
+        if (state === 'closed') {
+          this._failWaiters(error ?? transportClosed())
+          face._connected = false
+        }
+        callGuarded(this, this.onStatus, status, error)
+        if (state === 'closed' && this._wasConnected) {
+          this._wasConnected = false
+          callGuarded(this, this.onClose)
+        }
+        break
+      }
+      case 8: {
+        const generation = ev[1]
+        const init = ev[2]
+        if (generation !== this._generation) {
+          // A new process or session: its tools are listed again.
+          this._generation = generation
+          if (this._connection) delete this._connection.tools
+        }
+        face._connected = true
+        this._wasConnected = true
+        this._setSession(init)
+        for (const w of [...this._waiters]) w.resolve(face)
+        break
+      }
+      case 9:
+        callGuarded(this, this.onError, root.makeError(ev[1]))
+        break
+      case 10:
+        if (root.JS_READER && face instanceof root.StdioTransport) {
+          const fd = this._native.takeStdoutFd(ev[1])
+          if (typeof fd === 'number') root.attachReader(face, fd, ev[1])
+        }
+        break
     }
-    this._retryTimer = setTimeout(() => {
-      this._retryTimer = null
-      if (epoch !== this._epoch || this._state !== 'reconnecting') return
-      this._open(undefined).then(
-        ({ transport, init }) => {
-          if (epoch !== this._epoch || this._state !== 'reconnecting') return transport.close()
-          this._adopt(transport, init)
-          return undefined
-        },
-        (err) => {
-          if (epoch !== this._epoch || this._state !== 'reconnecting') return
-          callGuarded(this, this.onError, err)
-          this._reconnect(epoch, attempt + 1, Math.min(delay * 2, policy.maxDelayMs), err)
-        },
-      )
-    }, delay)
   }
 
   /**
@@ -709,40 +708,6 @@ class MCPClient {
   /** @param {unknown} err */
   _failWaiters(err) {
     for (const w of [...this._waiters]) w.reject(err)
-  }
-
-  /**
-   * @param {unknown} err
-   * @param {Transport} transport
-   */
-  _sessionExpired(err, transport) {
-    return (
-      !!err &&
-      /** @type {{ code?: unknown }} */ (err).code === 'MCP_SESSION_EXPIRED' &&
-      transport === this._transport &&
-      this._state === 'connected'
-    )
-  }
-
-  /**
-   * Re-runs the handshake on the same transport (its session id was cleared); shared by callers.
-   * @param {Transport} transport
-   * @returns {Promise<void>}
-   */
-  _reinitialize(transport) {
-    if (!this._reinit) {
-      this._reinit = handshake(transport, this._hs, { timeout: timeoutOf(this.config) }).then(
-        (init) => {
-          this._reinit = null
-          if (transport === this._transport) this._setSession(init)
-        },
-        (err) => {
-          this._reinit = null
-          throw err
-        },
-      )
-    }
-    return this._reinit
   }
 }
 

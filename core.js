@@ -240,11 +240,13 @@ function reasonText(reason) {
 }
 
 /**
- * Starts reading a caller-read stdout pipe on the JS thread (see JS_READER).
+ * Starts reading a caller-read stdout pipe on the JS thread (see JS_READER). With `generation`,
+ * the transport is a client's face and the chunks belong to that connection of the client.
  * @param {StdioTransport} transport
  * @param {number} fd
+ * @param {number} [generation]
  */
-function attachReader(transport, fd) {
+function attachReader(transport, fd, generation) {
   const socket = new net.Socket({ fd, readable: true, writable: false })
   const weak = new WeakRef(transport)
   const holder = transport._holder
@@ -252,15 +254,21 @@ function attachReader(transport, fd) {
     const t = holder.strong || weak.deref()
     return t && t._socket === socket ? t : undefined
   }
+  // `any`: a client face's native is a NativeClient, whose feed takes the generation. (Reached
+  // through the transport, never captured: the socket must not keep a forgotten client alive.)
+  /** @param {any} t the transport (a face, or a transport of its own) */
+  const feedEnd = (t) => (generation === undefined ? t._native.feedEnd() : t._native.feedEnd(generation))
+  /** @param {any} t @param {Buffer} chunk */
+  const feed = (t, chunk) => (generation === undefined ? t._native.feed(chunk) : t._native.feed(generation, chunk))
   const end = () => {
     const t = current()
     if (!t) return
     t._socket = null
-    t._onEvents(t._native.feedEnd())
+    t._onEvents(feedEnd(t))
   }
   socket.on('data', (chunk) => {
     const t = current()
-    if (t) t._onEvents(t._native.feed(chunk))
+    if (t) t._onEvents(feed(t, chunk))
   })
   socket.on('end', end)
   socket.on('close', end)
@@ -270,7 +278,10 @@ function attachReader(transport, fd) {
     end()
   })
   if (!transport._held) socket.unref()
+  const previous = transport._socket
   transport._socket = socket
+  // A reader of an earlier connection of the same face stops delivering (its socket is replaced).
+  if (previous) previous.destroy()
 }
 
 // The native callback holds only this closure: a weak reference to the transport while it is idle
@@ -287,6 +298,34 @@ function makeEventHandler(weak, holder) {
     const transport = holder.strong || weak.deref()
     if (transport) transport._onEvents(batch)
   }
+}
+
+/**
+ * A server config as Rust reads it (binding/convert.rs), as JSON text: Rust checks and converts
+ * every field; here only the environment is merged (stdio) and the timeout checked, so that a bad
+ * one is a config error at connect rather than a surprise at the first request.
+ * @param {any} config a `MCPServerConfig`
+ * @returns {string}
+ */
+function nativeConfig(config) {
+  const c = config || {}
+  timeoutOf(c)
+  const type = c.type ?? 'stdio'
+  if (type === 'http' || type === 'sse') {
+    return configJson({ type, url: c.url, headers: c.headers, timeout: c.timeout, maxMessageBytes: c.maxMessageBytes })
+  }
+  if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')
+  return configJson({
+    type: 'stdio',
+    command: c.command,
+    args: c.args,
+    env: { ...process.env, ...c.env },
+    cwd: c.cwd,
+    timeout: c.timeout,
+    maxMessageBytes: c.maxMessageBytes,
+    killGraceMs: c.killGraceMs,
+    callerReadsStdout: JS_READER,
+  })
 }
 
 /**
@@ -334,6 +373,8 @@ class NativeTransport {
     this._releaseIfIdle = () => this._letGo()
     /** @type {N} set by the subclass constructor right after `super()`; never seen as null */
     this._native = /** @type {never} */ (null)
+    /** @type {{ _onClientEvent(ev: any[]): void } | null} the client this is the face of, if any */
+    this._client = null
   }
 
   _eventHandler() {
@@ -606,6 +647,9 @@ class NativeTransport {
         case 6:
           this._onClosed(ev[1])
           break
+        default:
+          // A client's own events (kinds 7+, binding/sink.rs), when this is its face.
+          this._client?._onClientEvent(ev)
       }
     }
   }
@@ -681,10 +725,13 @@ function paramsJson(params, progressToken) {
  * @implements {DeclaredStdioTransport} the declaration users see (index.d.ts)
  */
 class StdioTransport extends NativeTransport {
-  /** @param {MCPStdioServerConfig} config */
-  constructor(config) {
+  /**
+   * @param {MCPStdioServerConfig} config
+   * @param {(onEvents: (batch: string) => void) => any} [makeNative] internal: a client's face
+   */
+  constructor(config, makeNative) {
     super(config)
-    this._native = new native.NativeStdio(this._eventHandler())
+    this._native = makeNative ? makeNative(this._eventHandler()) : new native.NativeStdio(this._eventHandler())
   }
 
   /** Server process id while connected. [beyond] */
@@ -711,24 +758,10 @@ class StdioTransport extends NativeTransport {
     if (this._connected) return
     if (this._closing) await this._closing
     if (this._connected) return
-    /** @type {Partial<MCPStdioServerConfig>} */
-    const c = this.config || {}
-    timeoutOf(c) // a config error, rather than a surprise at the first request
-    if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')
-    // Rust checks and converts every field (binding/convert.rs); only the environment is merged here.
-    const config = {
-      command: c.command,
-      args: c.args,
-      env: { ...process.env, ...c.env },
-      cwd: c.cwd,
-      timeout: c.timeout,
-      maxMessageBytes: c.maxMessageBytes,
-      killGraceMs: c.killGraceMs,
-      callerReadsStdout: JS_READER,
-    }
+    const config = nativeConfig(this.config)
     installExitHook()
     this._syncListeners()
-    const err = this._native.connect(configJson(config))
+    const err = this._native.connect(config)
     if (err) throw makeError(err)
     // Not null: the connect above succeeded with `callerReadsStdout`, and the descriptor is taken once.
     if (JS_READER) attachReader(this, /** @type {number} */ (this._native.takeStdoutFd()))
@@ -753,12 +786,15 @@ class StdioTransport extends NativeTransport {
  * @implements {DeclaredHttpTransport} the declaration users see (index.d.ts)
  */
 class HttpTransport extends NativeTransport {
-  /** @param {MCPHttpConfig} config */
-  constructor(config) {
+  /**
+   * @param {MCPHttpConfig} config
+   * @param {(onEvents: (batch: string) => void) => any} [makeNative] internal: a client's face
+   */
+  constructor(config, makeNative) {
     super(config)
     this.url = config?.url
     this._listening = false
-    this._native = new native.NativeHttp(this._eventHandler())
+    this._native = makeNative ? makeNative(this._eventHandler()) : new native.NativeHttp(this._eventHandler())
   }
 
   /**
@@ -789,6 +825,15 @@ class HttpTransport extends NativeTransport {
     })
   }
 
+  /**
+   * A notification as exchange `id` (a client's face sends it through its NativeClient).
+   * @param {number} id @param {string} method @param {string} body @param {number} timeout
+   * @returns {string | null | undefined}
+   */
+  _notifyNative(id, method, body, timeout) {
+    return this._native.notify(id, method, body, timeout)
+  }
+
   /** The session id the server assigned, if any. [beyond] */
   get sessionId() {
     return this._native.sessionId ?? undefined
@@ -803,12 +848,7 @@ class HttpTransport extends NativeTransport {
     if (this._connected) return
     if (this._closing) await this._closing
     if (this._connected) return
-    /** @type {Partial<MCPHttpConfig>} */
-    const c = this.config || {}
-    timeoutOf(c)
-    const err = this._native.connect(
-      configJson({ type: c.type, url: c.url, headers: c.headers, timeout: c.timeout, maxMessageBytes: c.maxMessageBytes }),
-    )
+    const err = this._native.connect(nativeConfig(this.config))
     if (err) throw makeError(err)
     this._syncListeners()
     this._connected = true
@@ -833,7 +873,7 @@ class HttpTransport extends NativeTransport {
     return new Promise((resolve, reject) => {
       this._pending.set(id, { resolve: () => resolve(), reject, signal: undefined, queued: false })
       this._hold()
-      const err = this._native.notify(id, String(method), body, timeout)
+      const err = this._notifyNative(id, String(method), body, timeout)
       if (err) {
         const entry = this._settle(id)
         if (entry) entry.reject(makeError(err))
@@ -871,3 +911,7 @@ exports.invalidConfig = invalidConfig
 exports.toError = toError
 exports.swallow = swallow
 exports.safeString = safeString
+exports.nativeConfig = nativeConfig
+exports.installExitHook = installExitHook
+exports.attachReader = attachReader
+exports.JS_READER = JS_READER

@@ -124,6 +124,17 @@ pub enum Error {
     /// The tool cache's SQLite store failed (open, read or write); the text is SQLite's.
     #[error("MCP tool cache store: {0}")]
     Store(String),
+    /// The whole connect (transport, handshake) did not finish within `config.timeout`.
+    #[error("Connection to MCP server \"{name}\" timed out after {ms}ms")]
+    ConnectTimeout {
+        /// The server's name.
+        name: String,
+        /// The deadline in milliseconds.
+        ms: u64,
+    },
+    /// The server answered `initialize` with a protocol revision this client does not speak.
+    #[error("Unsupported protocol version: {0}")]
+    UnsupportedProtocol(String),
 }
 
 impl Error {
@@ -133,7 +144,8 @@ impl Error {
         match self {
             Error::NotConnected => "MCP_NOT_CONNECTED",
             Error::Closed { .. } => "MCP_TRANSPORT_CLOSED",
-            Error::Timeout { .. } => "MCP_TIMEOUT",
+            Error::Timeout { .. } | Error::ConnectTimeout { .. } => "MCP_TIMEOUT",
+            Error::UnsupportedProtocol(_) => "MCP_UNSUPPORTED_PROTOCOL",
             Error::Rpc { .. } => "MCP_RPC_ERROR",
             Error::MessageTooLarge { .. } => "MCP_MESSAGE_TOO_LARGE",
             Error::Spawn { errno, .. } => errno,

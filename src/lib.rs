@@ -15,6 +15,7 @@
 //!   exported call guarded against panics.
 
 pub mod cache;
+pub mod client;
 pub mod config;
 pub mod error;
 pub mod files;

@@ -31,8 +31,14 @@ pub fn descriptor(error: &Error) -> Value {
                 d.insert("stderr".into(), Value::String(stderr.clone()));
             }
         }
-        Error::Timeout { ms } | Error::NotifyTimeout { ms } | Error::SseTimeout { ms } => {
+        Error::Timeout { ms }
+        | Error::NotifyTimeout { ms }
+        | Error::SseTimeout { ms }
+        | Error::ConnectTimeout { ms, .. } => {
             d.insert("timeout".into(), json!(ms));
+        }
+        Error::UnsupportedProtocol(version) => {
+            d.insert("protocolVersion".into(), json!(version));
         }
         Error::Http { status, .. } => {
             d.insert("status".into(), json!(status));

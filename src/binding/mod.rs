@@ -5,6 +5,7 @@
 //! `errors::promise`): a panic becomes an `Error` with code `MCP_INTERNAL`, never an abort.
 
 mod cache;
+mod client;
 pub mod config;
 mod convert;
 mod errors;

@@ -13,6 +13,7 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 
 use super::errors::descriptor_text;
+use crate::client::{ClientEvent, ClientSink, Status as ClientStatus};
 use crate::transport::{Event, EventSink};
 
 /// The JS callback: receives a batch as JSON text. Weak (does not hold the event loop open by
@@ -62,6 +63,24 @@ impl BatchSink {
         }))
     }
 
+    /// Appends one event already written as JSON array text, and schedules the batch.
+    fn push_raw(&self, event: &str) {
+        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let sep = if b.text.is_empty() { '[' } else { ',' };
+        b.text.push(sep);
+        b.text.push_str(event);
+        self.schedule(b);
+    }
+
+    fn schedule(&self, mut b: std::sync::MutexGuard<'_, Batch>) {
+        if !b.scheduled {
+            b.scheduled = true;
+            drop(b);
+            let tsfn = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
+            tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+
     /// Keeps (`true`) or stops keeping (`false`) the Node event loop alive for this sink.
     #[allow(deprecated)] // `refer`/`unref` are the documented napi_ref/unref_threadsafe_function.
     pub fn hold(&self, env: &Env, on: bool) -> Result<()> {
@@ -90,12 +109,7 @@ impl EventSink for BatchSink {
             b.text.push(sep);
             write_event(&mut b.text, event);
         }
-        if !b.scheduled {
-            b.scheduled = true;
-            drop(b);
-            let tsfn = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
-            tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
-        }
+        self.schedule(b);
     }
 }
 
@@ -161,4 +175,37 @@ fn write_event(out: &mut String, event: &Event) {
         }
     }
     out.push(']');
+}
+
+/// Client events, after the transport's: `[7,status,error|null]` status change,
+/// `[8,generation,init]` a connection (or a re-opened session) is up, `[9,error]` a reconnect
+/// attempt failed, `[10,generation]` a connection was opened (take its stdout now).
+impl ClientSink for BatchSink {
+    fn client_event(&self, event: ClientEvent) {
+        use std::fmt::Write;
+        let mut text = String::new();
+        match event {
+            ClientEvent::Status(status, error) => {
+                let name = match status {
+                    ClientStatus::Idle => "idle",
+                    ClientStatus::Connecting => "connecting",
+                    ClientStatus::Connected => "connected",
+                    ClientStatus::Reconnecting => "reconnecting",
+                    ClientStatus::Closed => "closed",
+                };
+                let error = error.map_or_else(|| "null".into(), |e| descriptor_text(&e));
+                let _ = write!(text, "[7,\"{name}\",{error}]");
+            }
+            ClientEvent::Connected { generation, init } => {
+                let _ = write!(text, "[8,{generation},{}]", init.get());
+            }
+            ClientEvent::AttemptFailed(error) => {
+                let _ = write!(text, "[9,{}]", descriptor_text(&error));
+            }
+            ClientEvent::Opened { generation } => {
+                let _ = write!(text, "[10,{generation}]");
+            }
+        }
+        self.push_raw(&text);
+    }
 }

@@ -1,0 +1,491 @@
+//! `NativeClient`: the napi face of [`crate::client::Client`]. `client.js` wraps it in the public
+//! `MCPClient` (promises, AbortSignal, callbacks, the connection object) and in a transport face
+//! (`StdioTransport` / `HttpTransport` over this object), whose requests go straight to the
+//! current connection's transport — one crossing per call, as on a bare transport.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi_derive::napi;
+use serde_json::Value;
+
+use super::convert::{as_id, http_config, millis, stdio_config};
+use super::errors::{descriptor_text, guard, promise};
+use super::reply_outcome;
+use super::sink::{BatchSink, batch_text};
+use super::stdio::read_batch;
+use crate::client::model::Implementation;
+use crate::client::{
+    Client, ClientOptions, ClientSink, ConfigSource, ConnKind, Handler, ReconnectPolicy,
+    ServerConfig,
+};
+use crate::error::Error as McpError;
+use crate::transport::{EventSink, Reply, Transport};
+
+/// JS `() => configJson`: the config object as it is now.
+type ConfigCallback = ThreadsafeFunction<(), String, (), Status, false, true>;
+
+/// A JS config (as `core.js` sends it) as a [`ServerConfig`].
+fn server_config(json: &str) -> std::result::Result<ServerConfig, McpError> {
+    let value: Value = serde_json::from_str(json)
+        .map_err(|_| McpError::InvalidConfig("the config must be an object".into()))?;
+    let kind = value.get("type").and_then(Value::as_str).unwrap_or("stdio");
+    if kind == "http" || kind == "sse" {
+        Ok(ServerConfig::Http(http_config(json)?))
+    } else {
+        let (config, timeout_ms) = stdio_config(json)?;
+        Ok(ServerConfig::Stdio { config, timeout_ms })
+    }
+}
+
+/// The client options from `client.js`: `{ protocolVersion, capabilities, clientInfo,
+/// reconnect: { maxAttempts, initialDelayMs, maxDelayMs } | null, forwardRequests }`.
+fn client_options(json: &str) -> std::result::Result<ClientOptions, McpError> {
+    let v: Value = serde_json::from_str(json)
+        .map_err(|_| McpError::InvalidConfig("the client options must be an object".into()))?;
+    let mut o = ClientOptions::default();
+    if let Some(p) = v.get("protocolVersion").and_then(Value::as_str) {
+        o.protocol_version = p.to_owned();
+    }
+    if let Some(c) = v.get("capabilities").filter(|c| !c.is_null()) {
+        o.capabilities = c.clone();
+    }
+    if let Some(info) = v.get("clientInfo").filter(|c| !c.is_null()) {
+        o.client_info = serde_json::from_value(info.clone())
+            .unwrap_or_else(|_| Implementation::new("omp-coding-agent", "1.0.0"));
+    }
+    if let Some(r) = v.get("reconnect").filter(|r| r.is_object()) {
+        let num = |k: &str| r.get(k).and_then(Value::as_f64);
+        let d = ReconnectPolicy::default();
+        o.reconnect = Some(ReconnectPolicy {
+            max_attempts: num("maxAttempts").map_or(d.max_attempts, |n| n.max(1.0) as u32),
+            initial_delay: num("initialDelayMs")
+                .map_or(d.initial_delay, |n| Duration::from_millis(millis(n))),
+            max_delay: num("maxDelayMs").map_or(d.max_delay, |n| Duration::from_millis(millis(n))),
+        });
+    }
+    if v.get("forwardRequests") == Some(&Value::Bool(true)) {
+        o.handler = Handler::Forward;
+    }
+    Ok(o)
+}
+
+/// Reads the JS config again before each reconnect.
+struct JsConfig(Arc<ConfigCallback>);
+
+impl ConfigSource for JsConfig {
+    fn current(&self) -> BoxFuture<'static, Option<ServerConfig>> {
+        let tsfn = self.0.clone();
+        Box::pin(async move {
+            let json = tsfn.call_async(()).await.ok()?;
+            server_config(&json).ok()
+        })
+    }
+}
+
+/// One MCP client for JavaScript. Use `MCPClient` from the package root instead.
+#[napi]
+pub struct NativeClient {
+    client: Client,
+    sink: Arc<BatchSink>,
+    /// Calls that JS may abandon (paging), by token.
+    tasks: Arc<Mutex<HashMap<u32, tokio::task::AbortHandle>>>,
+    /// stderr delivery, applied to every stdio connection.
+    stderr: bool,
+}
+
+impl NativeClient {
+    fn transport(&self) -> Option<Arc<dyn Transport>> {
+        self.client.conn().map(|c| c.transport())
+    }
+
+    /// The connection of `generation`, current or being opened.
+    fn conn_of(&self, generation: f64) -> Option<crate::client::Conn> {
+        self.client.conn_of(as_id(generation))
+    }
+}
+
+#[napi]
+impl NativeClient {
+    /// `onEvents(batch)` gets the events of every connection and of the client, in order, as JSON
+    /// text; `getConfig()` returns the config (JSON) a reconnect uses.
+    #[napi(constructor)]
+    pub fn new(
+        env: Env,
+        name: String,
+        options_json: String,
+        on_events: Function<'_, String, Unknown<'static>>,
+        get_config: Function<'_, (), String>,
+    ) -> Result<Self> {
+        guard(&env, || {
+            let options =
+                client_options(&options_json).map_err(|e| Error::from_reason(e.to_string()))?;
+            let sink = BatchSink::new(on_events)?;
+            let placeholder = ServerConfig::stdio("", &[]);
+            let client = Client::new(
+                name,
+                placeholder,
+                options,
+                Some(sink.clone() as Arc<dyn ClientSink>),
+            );
+            let config_cb: ConfigCallback = get_config
+                .build_threadsafe_function::<()>()
+                .callee_handled::<false>()
+                .weak::<true>()
+                .build()?;
+            client.set_config_source(Some(Arc::new(JsConfig(Arc::new(config_cb)))));
+            Ok(NativeClient {
+                client,
+                sink,
+                tasks: Arc::default(),
+                stderr: false,
+            })
+        })
+    }
+
+    /// Connects with `configJson` (see `core.js`): resolves with `{ generation, init }` (JSON
+    /// text: the connection's generation and the `initialize` result), or rejects with the error. An invalid config rejects with
+    /// `MCP_INVALID_CONFIG`.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn connect<'env>(&self, env: &'env Env, config_json: String) -> Result<Object<'env>> {
+        guard(env, || {
+            let client = self.client.clone();
+            let config = server_config(&config_json);
+            promise(env, async move {
+                client.set_config(config?);
+                client.connect().await?;
+                let init = client
+                    .server_raw()
+                    .map_or_else(|| "null".into(), |r| r.get().to_owned());
+                Ok(format!(
+                    "{{\"generation\":{},\"init\":{init}}}",
+                    client.generation()
+                ))
+            })
+        })
+    }
+
+    /// Closes (no more reconnects); resolves once the connection is gone.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        guard(env, || {
+            let client = self.client.clone();
+            promise(env, async move {
+                client.close().await;
+                Ok(())
+            })
+        })
+    }
+
+    /// Every item of paged list `method` (`tools/list` → `key` `tools`) as a JSON array text;
+    /// `token` lets `cancelTask` stop it.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn list_all<'env>(
+        &self,
+        env: &'env Env,
+        method: String,
+        key: String,
+        token: u32,
+    ) -> Result<Object<'env>> {
+        guard(env, || {
+            let client = self.client.clone();
+            let tasks = self.tasks.clone();
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let task = crate::runtime::runtime().spawn(async move {
+                let _ = tx.send(client.list_all_raw(&method, &key).await);
+            });
+            tasks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(token, task.abort_handle());
+            promise(env, async move {
+                let items = rx
+                    .await
+                    .unwrap_or_else(|_| Err(McpError::Internal("abandoned".into())));
+                tasks
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&token);
+                let items = items?;
+                let mut out = String::from("[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(item.get());
+                }
+                out.push(']');
+                Ok(out)
+            })
+        })
+    }
+
+    /// Stops the work of `token` (its promise stays pending; the caller has settled it).
+    #[napi]
+    pub fn cancel_task(&self, env: Env, token: u32) -> Result<()> {
+        guard(&env, || {
+            if let Some(task) = self
+                .tasks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&token)
+            {
+                task.abort();
+            }
+            Ok(())
+        })
+    }
+
+    /// `idle`, `connecting`, `connected`, `reconnecting` or `closed`.
+    #[napi(getter)]
+    pub fn state(&self, env: Env) -> Result<String> {
+        use crate::client::Status as S;
+        guard(&env, || {
+            Ok(match self.client.status() {
+                S::Idle => "idle",
+                S::Connecting => "connecting",
+                S::Connected => "connected",
+                S::Reconnecting => "reconnecting",
+                S::Closed => "closed",
+            }
+            .into())
+        })
+    }
+
+    /// Answers server→client requests in JS (`onRequest`) or by the defaults.
+    #[napi]
+    pub fn forward_requests(&self, env: Env, on: bool) -> Result<()> {
+        guard(&env, || {
+            self.client.set_handler(if on {
+                Handler::Forward
+            } else {
+                Handler::Default
+            });
+            Ok(())
+        })
+    }
+
+    // --- the transport face (the current connection) ------------------------------------------
+
+    /// As `NativeStdio.sendRequests`, on the current connection.
+    #[napi]
+    pub fn send_requests(&self, env: Env, batch: String) -> Result<bool> {
+        guard(&env, || {
+            let (requests, failed) = read_batch(&batch);
+            self.sink.emit_all(failed);
+            Ok(self.transport().is_some_and(|t| t.send(requests).is_ok()))
+        })
+    }
+
+    /// Stdio: queues a notification; false when not connected.
+    #[napi]
+    pub fn notify(&self, env: Env, method: String, params: Option<String>) -> Result<bool> {
+        guard(&env, || {
+            Ok(match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Stdio(t)) => t.notify_now(&method, params.as_deref()).is_ok(),
+                _ => false,
+            })
+        })
+    }
+
+    /// HTTP: a notification as exchange `id` (as `NativeHttp.notify`).
+    #[napi]
+    pub fn notify_as(
+        &self,
+        env: Env,
+        id: f64,
+        method: String,
+        params: Option<String>,
+        timeout_ms: f64,
+    ) -> Result<Option<String>> {
+        guard(&env, || {
+            Ok(match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Http(t)) => t
+                    .notify_as(
+                        as_id(id),
+                        &method,
+                        params.as_deref(),
+                        millis(timeout_ms),
+                        Reply::Event,
+                    )
+                    .err()
+                    .map(|e| descriptor_text(&e)),
+                _ => Some(descriptor_text(&McpError::NotConnected)),
+            })
+        })
+    }
+
+    /// Abandons request `id` and tells the server why.
+    #[napi]
+    pub fn cancel(&self, env: Env, id: f64, reason: String) -> Result<()> {
+        guard(&env, || {
+            if let Some(t) = self.transport() {
+                t.cancel(as_id(id), &reason);
+            }
+            Ok(())
+        })
+    }
+
+    /// Answers a server→client request (as `NativeStdio.reply`).
+    #[napi]
+    pub fn reply(
+        &self,
+        env: Env,
+        id: String,
+        result: Option<String>,
+        error: Option<String>,
+    ) -> Result<bool> {
+        guard(&env, || {
+            Ok(self
+                .transport()
+                .is_some_and(|t| t.respond(&id, reply_outcome(&result, &error)).is_ok()))
+        })
+    }
+
+    /// Keeps the event loop alive (`true`) while something waits for this client.
+    #[napi]
+    pub fn hold(&self, env: Env, on: bool) -> Result<()> {
+        guard(&env, || self.sink.hold(&env, on))
+    }
+
+    /// stderr delivery (stdio), and whether server requests go to JS (`onRequest`).
+    #[napi]
+    pub fn set_listeners(&mut self, env: Env, stderr: bool, requests: bool) -> Result<()> {
+        guard(&env, || {
+            self.stderr = stderr;
+            self.client.set_stderr(stderr);
+            self.client.set_handler(if requests {
+                Handler::Forward
+            } else {
+                Handler::Default
+            });
+            Ok(())
+        })
+    }
+
+    /// Stdio with a caller-read stdout: connection `generation`'s pipe, once.
+    #[napi]
+    pub fn take_stdout_fd(&self, env: Env, generation: f64) -> Result<Option<i32>> {
+        use std::os::fd::IntoRawFd;
+        guard(&env, || {
+            Ok(match self.conn_of(generation).map(|c| c.kind().clone()) {
+                Some(ConnKind::Stdio(t)) => t.take_stdout_fd().map(IntoRawFd::into_raw_fd),
+                _ => None,
+            })
+        })
+    }
+
+    /// Stdio with a caller-read stdout: a chunk of connection `generation`'s stdout; its events.
+    #[napi]
+    pub fn feed(&self, env: Env, generation: f64, chunk: &[u8]) -> Result<String> {
+        guard(&env, || {
+            Ok(batch_text(
+                &self
+                    .conn_of(generation)
+                    .map(|c| c.feed(chunk))
+                    .unwrap_or_default(),
+            ))
+        })
+    }
+
+    /// Stdio with a caller-read stdout: connection `generation`'s stdout ended; its last events.
+    #[napi]
+    pub fn feed_end(&self, env: Env, generation: f64) -> Result<String> {
+        guard(&env, || {
+            Ok(batch_text(
+                &self
+                    .conn_of(generation)
+                    .map(|c| c.feed_end())
+                    .unwrap_or_default(),
+            ))
+        })
+    }
+
+    /// The server's process id (stdio, while connected).
+    #[napi(getter)]
+    pub fn pid(&self, env: Env) -> Result<Option<u32>> {
+        guard(&env, || {
+            Ok(match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Stdio(t)) => t.pid(),
+                _ => None,
+            })
+        })
+    }
+
+    /// The session id (HTTP).
+    #[napi(getter)]
+    pub fn session_id(&self, env: Env) -> Result<Option<String>> {
+        guard(&env, || {
+            Ok(match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Http(t)) => t.session_id(),
+                _ => None,
+            })
+        })
+    }
+
+    /// The negotiated protocol version (HTTP: as sent in `MCP-Protocol-Version`).
+    #[napi(getter)]
+    pub fn protocol_version(&self, env: Env) -> Result<Option<String>> {
+        guard(&env, || {
+            Ok(match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Http(t)) => t.protocol_version(),
+                _ => None,
+            })
+        })
+    }
+
+    /// HTTP: the GET stream (as `NativeHttp.startListener`).
+    #[napi]
+    pub fn start_listener(&self, env: Env, id: f64) -> Result<bool> {
+        guard(&env, || {
+            Ok(self
+                .transport()
+                .is_some_and(|t| t.start_listener(as_id(id))))
+        })
+    }
+
+    /// HTTP: `{ inflight, deadlines, waiters }` as JSON.
+    #[napi]
+    pub fn stats(&self, env: Env) -> Result<String> {
+        guard(&env, || {
+            let stats = match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Http(t)) => t.stats(),
+                _ => Default::default(),
+            };
+            Ok(serde_json::to_string(&stats).unwrap_or_default())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn options_and_configs_from_js() {
+        let o = client_options(r#"{"protocolVersion":"2025-06-18","reconnect":{"maxAttempts":3,"initialDelayMs":50},"forwardRequests":true}"#).unwrap();
+        assert_eq!(o.protocol_version, "2025-06-18");
+        let r = o.reconnect.unwrap();
+        assert_eq!(
+            (r.max_attempts, r.initial_delay, r.max_delay),
+            (3, Duration::from_millis(50), Duration::from_secs(30))
+        );
+        assert!(matches!(o.handler, Handler::Forward));
+        assert_eq!(
+            client_options("{}").unwrap().capabilities,
+            json!({"roots":{"listChanged":false}})
+        );
+        assert!(
+            matches!(server_config(r#"{"type":"sse","url":"http://h/sse"}"#).unwrap(), ServerConfig::Http(c) if c.legacy_fallback)
+        );
+        assert!(matches!(
+            server_config(r#"{"command":"x"}"#).unwrap(),
+            ServerConfig::Stdio { .. }
+        ));
+    }
+}

@@ -1,0 +1,369 @@
+//! Opening a connection: the transport for the config, the handshake (`initialize`, version
+//! negotiation, `notifications/initialized`), the GET stream on Streamable HTTP — within the
+//! connect deadline, and always closing what a failed attempt opened before reporting it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use std::time::Duration;
+
+use serde_json::json;
+use serde_json::value::RawValue;
+use tokio::sync::Notify;
+
+use super::model::InitializeResult;
+use super::options::{SUPPORTED_PROTOCOL_VERSIONS, ServerConfig};
+use super::sink::ConnSink;
+use super::{ClientEvent, Inner, Status, lock, reconnect};
+use crate::error::Error;
+use crate::transport::http::HttpTransport;
+use crate::transport::stdio::StdioTransport;
+use crate::transport::{EventSink, RequestOptions, Transport, TransportExt};
+
+/// How long a connection gets to close before the client stops waiting to hear of it (the
+/// stdio kill grace plus a margin; for HTTP the DELETE's timeout plus a margin).
+pub(super) fn close_wait(config: &ServerConfig) -> Duration {
+    match config {
+        ServerConfig::Stdio { config, .. } => {
+            Duration::from_millis(config.kill_grace_ms) + Duration::from_secs(2)
+        }
+        ServerConfig::Http(c) => {
+            Duration::from_millis(c.timeout_ms.min(10_000)) + Duration::from_secs(1)
+        }
+    }
+}
+
+/// The end of one connection, as its sink saw it.
+#[derive(Default)]
+pub(crate) struct Life {
+    closed: AtomicBool,
+    notify: Notify,
+}
+
+impl Life {
+    pub(crate) fn mark_closed(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.notify.notify_waiters();
+    }
+
+    /// Waits until the connection reported its end, at most `limit`.
+    pub(crate) async fn wait_closed(&self, limit: Duration) {
+        let _ = tokio::time::timeout(limit, async {
+            loop {
+                let notified = self.notify.notified();
+                if self.closed.load(Ordering::Acquire) {
+                    return;
+                }
+                notified.await;
+            }
+        })
+        .await;
+    }
+}
+
+/// One connection of a client: its transport (typed, for what only one kind has: a process id,
+/// a session id, a caller-read stdout) and the news of its end.
+#[derive(Clone)]
+pub struct Conn {
+    kind: ConnKind,
+    pub(crate) life: Arc<Life>,
+    sink: Arc<ConnSink>,
+    /// Counts the client's connections from 1.
+    pub generation: u64,
+}
+
+/// The transport of a [`Conn`].
+#[derive(Clone)]
+pub enum ConnKind {
+    /// A child process.
+    Stdio(Arc<StdioTransport>),
+    /// Streamable HTTP (or legacy HTTP+SSE).
+    Http(Arc<HttpTransport>),
+}
+
+impl Conn {
+    /// The transport.
+    pub fn transport(&self) -> Arc<dyn Transport> {
+        match &self.kind {
+            ConnKind::Stdio(t) => t.clone(),
+            ConnKind::Http(t) => t.clone(),
+        }
+    }
+
+    /// The transport, typed.
+    pub fn kind(&self) -> &ConnKind {
+        &self.kind
+    }
+
+    /// Stdio with a caller-read stdout: decodes a chunk the caller read; returns the events that
+    /// go on (the client has acted on the rest).
+    pub fn feed(&self, chunk: &[u8]) -> Vec<crate::transport::Event> {
+        match &self.kind {
+            ConnKind::Stdio(t) => self.sink.filter(t.feed(chunk)),
+            ConnKind::Http(_) => Vec::new(),
+        }
+    }
+
+    /// Stdio with a caller-read stdout: stdout ended; the last events.
+    pub fn feed_end(&self) -> Vec<crate::transport::Event> {
+        match &self.kind {
+            ConnKind::Stdio(t) => self.sink.filter(t.feed_end()),
+            ConnKind::Http(_) => Vec::new(),
+        }
+    }
+
+    /// Closes it and waits (at most `limit`) until it reported its end.
+    pub(crate) async fn close_and_wait(&self, limit: Duration) {
+        if self.transport().close() {
+            self.life.wait_closed(limit).await;
+        }
+    }
+}
+
+/// Starts the transport of `config` (no handshake yet); its events go through a [`ConnSink`].
+fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
+    let life = Arc::new(Life::default());
+    let sink = Arc::new(ConnSink {
+        client: Arc::downgrade(inner),
+        generation,
+        life: life.clone(),
+        transport: OnceLock::new(),
+        downstream: inner.sink.clone(),
+    });
+    let as_sink: Arc<dyn EventSink> = sink.clone();
+    let kind = match &inner.config() {
+        ServerConfig::Stdio { config, timeout_ms } => {
+            let t = Arc::new(StdioTransport::spawn(config, as_sink, *timeout_ms)?);
+            t.set_listeners(inner.stderr.load(Ordering::Relaxed), true);
+            ConnKind::Stdio(t)
+        }
+        ServerConfig::Http(config) => {
+            let t = HttpTransport::new(config.clone(), as_sink)?;
+            t.connect();
+            ConnKind::Http(Arc::new(t))
+        }
+    };
+    let conn = Conn {
+        kind,
+        life,
+        sink: sink.clone(),
+        generation,
+    };
+    let transport = conn.transport();
+    // The client sees every server request (it answers or forwards them).
+    transport.set_request_listener(true);
+    let _ = sink.transport.set(Arc::downgrade(&transport));
+    if let ConnKind::Http(t) = &conn.kind {
+        t.set_session_hook(Some(Arc::new(reconnect::ReinitHook {
+            client: Arc::downgrade(inner),
+            generation,
+        })));
+    }
+    Ok(conn)
+}
+
+/// `initialize` with the client's values, the version check, `notifications/initialized`.
+pub(super) async fn handshake(
+    inner: &Inner,
+    conn: &Conn,
+) -> Result<(InitializeResult, Box<RawValue>), Error> {
+    let o = &inner.options;
+    let params = json!({
+        "protocolVersion": o.protocol_version,
+        "capabilities": o.capabilities,
+        "clientInfo": o.client_info,
+    })
+    .to_string();
+    let transport = conn.transport();
+    // The connect deadline bounds the handshake; the request's own deadline is later.
+    let options = RequestOptions {
+        timeout_ms: Some(inner.config().timeout_ms().saturating_add(1000)),
+        opens_session: true,
+        ..RequestOptions::default()
+    };
+    let raw = transport
+        .request("initialize", Some(&params), options)
+        .await?;
+    let raw = raw.unwrap_or_else(|| RawValue::from_string("null".into()).expect("null is JSON"));
+    let init: Option<InitializeResult> = serde_json::from_str(raw.get()).ok();
+    let version = init.as_ref().and_then(|i| i.protocol_version.clone());
+    let supported = version
+        .as_deref()
+        .is_some_and(|v| v == o.protocol_version || SUPPORTED_PROTOCOL_VERSIONS.contains(&v));
+    let (Some(init), true) = (init, supported) else {
+        return Err(Error::UnsupportedProtocol(
+            version.unwrap_or_else(|| "undefined".into()),
+        ));
+    };
+    transport.set_protocol_version(init.protocol_version.as_deref());
+    transport
+        .notify("notifications/initialized", Some("{}"))
+        .await?;
+    Ok((init, raw))
+}
+
+/// Opens a connection and runs the handshake; on failure, the connection is closed (and its end
+/// awaited) before the error is returned. While it runs, the connection is the state's
+/// `attempt`, so that `close()` (or a deadline) can close it.
+pub(super) async fn open_session(
+    inner: &Arc<Inner>,
+    generation: u64,
+    epoch: u64,
+) -> Result<(Conn, InitializeResult, Box<RawValue>), Error> {
+    let conn = open(inner, generation)?;
+    let stale = {
+        let mut st = lock(&inner.state);
+        let stale = st.epoch != epoch;
+        if !stale {
+            st.attempt = Some(conn.clone());
+        }
+        stale
+    };
+    if stale {
+        conn.close_and_wait(close_wait(&inner.config())).await;
+        return Err(Error::closed());
+    }
+    inner.sink.client_event(ClientEvent::Opened { generation });
+    match handshake(inner, &conn).await {
+        Ok((init, raw)) => Ok((conn, init, raw)),
+        Err(e) => {
+            conn.close_and_wait(close_wait(&inner.config())).await;
+            Err(e)
+        }
+    }
+}
+
+/// Makes `conn` the client's connection (unless the client was closed meanwhile: then it is
+/// closed instead); opens the GET stream on Streamable HTTP.
+pub(super) async fn adopt(
+    inner: &Arc<Inner>,
+    epoch: u64,
+    conn: Conn,
+    init: InitializeResult,
+    raw: Box<RawValue>,
+) -> Result<InitializeResult, Error> {
+    {
+        let mut st = lock(&inner.state);
+        st.attempt = None;
+        if st.epoch == epoch {
+            st.conn = Some(conn.clone());
+            st.init = Some((init.clone(), raw.clone()));
+            st.status = Status::Connected;
+            st.reconnecting = None;
+            drop(st);
+            if let ConnKind::Http(t) = &conn.kind {
+                // Servers send what belongs to no request (an elicitation, list_changed) there.
+                let id = t.next_id();
+                t.start_listener(id);
+            }
+            inner.sink.client_event(ClientEvent::Connected {
+                generation: conn.generation,
+                init: raw,
+            });
+            inner.set_status(Status::Connected, None);
+            return Ok(init);
+        }
+    }
+    conn.close_and_wait(close_wait(&inner.config())).await;
+    Err(Error::closed())
+}
+
+/// SPEC 5.1 `connect`: bounded by the config's timeout; connected already → at once; a connect
+/// in progress is shared.
+pub(super) async fn connect(inner: &Arc<Inner>) -> Result<InitializeResult, Error> {
+    enum Start {
+        Done(Box<InitializeResult>),
+        Wait,
+        Go(u64, u64),
+    }
+    let start = {
+        let mut st = lock(&inner.state);
+        match (st.status, &st.init) {
+            (Status::Connected, Some((init, _))) => Start::Done(Box::new(init.clone())),
+            (Status::Connecting | Status::Reconnecting, _) => Start::Wait,
+            _ => {
+                st.status = Status::Connecting;
+                st.generation += 1;
+                Start::Go(st.epoch, st.generation)
+            }
+        }
+    };
+    let (epoch, generation) = match start {
+        Start::Done(init) => return Ok(*init),
+        Start::Wait => {
+            reconnect::when_connected(inner, inner.config().timeout_ms()).await?;
+            let init = lock(&inner.state).init.as_ref().map(|(i, _)| i.clone());
+            return init.ok_or_else(Error::closed);
+        }
+        Start::Go(epoch, generation) => (epoch, generation),
+    };
+    inner.set_status(Status::Connecting, None);
+    let ms = inner.config().timeout_ms();
+    let outcome = tokio::time::timeout(
+        Duration::from_millis(ms),
+        open_session(inner, generation, epoch),
+    )
+    .await;
+    let result = match outcome {
+        Ok(Ok((conn, init, raw))) => return adopt(inner, epoch, conn, init, raw).await,
+        Ok(Err(e)) => Err(e),
+        Err(_) => {
+            // Whether the transport was still starting or already talking: it is closed before
+            // the caller hears of the failure, so nothing outlives the attempt.
+            let attempt = lock(&inner.state).attempt.take();
+            if let Some(conn) = attempt {
+                conn.close_and_wait(close_wait(&inner.config())).await;
+            }
+            Err(Error::ConnectTimeout {
+                name: inner.name.clone(),
+                ms,
+            })
+        }
+    };
+    if let Err(e) = &result {
+        let mut st = lock(&inner.state);
+        if st.epoch == epoch {
+            st.status = Status::Closed;
+            st.last_error = Some(e.clone());
+            drop(st);
+            inner.set_status(Status::Closed, Some(e.clone()));
+        }
+    }
+    result
+}
+
+/// SPEC 5.2 `close`: no reconnect any more; the connection closed and its end awaited.
+pub(super) async fn close(inner: &Arc<Inner>) {
+    let (conn, was) = {
+        let mut st = lock(&inner.state);
+        st.epoch += 1;
+        let was = st.status;
+        st.status = Status::Closed;
+        if let Some(task) = st.reconnecting.take() {
+            task.abort();
+        }
+        (
+            st.conn
+                .take()
+                .into_iter()
+                .chain(st.attempt.take())
+                .collect::<Vec<_>>(),
+            was,
+        )
+    };
+    // The connection, and an attempt under way (a connect or reconnect): both closed and awaited.
+    for conn in conn {
+        conn.close_and_wait(close_wait(&inner.config())).await;
+    }
+    if !matches!(was, Status::Closed | Status::Idle) {
+        inner.set_status(Status::Closed, None);
+    }
+}
+
+impl Inner {
+    /// Tells waiters and the sink's owner of a status change.
+    pub(crate) fn set_status(&self, status: Status, error: Option<Error>) {
+        self.status_tx.send_replace(status);
+        self.sink.client_event(ClientEvent::Status(status, error));
+    }
+}
