@@ -31,6 +31,12 @@ pub fn runtime() -> &'static tokio::runtime::Handle {
     })
 }
 
+/// Where the core's tasks run: the caller's tokio runtime when there is one (a Rust program, a
+/// test on tokio's paused clock), the crate's own ([`runtime`]) otherwise (calls from JavaScript).
+pub fn handle() -> tokio::runtime::Handle {
+    tokio::runtime::Handle::try_current().unwrap_or_else(|_| runtime().clone())
+}
+
 fn registry() -> &'static Mutex<HashMap<u64, i32>> {
     static CHILDREN: OnceLock<Mutex<HashMap<u64, i32>>> = OnceLock::new();
     CHILDREN.get_or_init(Default::default)

@@ -29,7 +29,7 @@ use tokio::sync::watch;
 
 pub use options::{
     ClientOptions, DEFAULT_PROTOCOL_VERSION, DEFAULT_TIMEOUT_MS, Handler, HandlerError, MAX_PAGES,
-    ReconnectPolicy, RequestHandler, SUPPORTED_PROTOCOL_VERSIONS, ServerConfig,
+    ReconnectPolicy, RequestHandler, SUPPORTED_PROTOCOL_VERSIONS, ServerConfig, TransportFactory,
 };
 pub use session::{Conn, ConnKind};
 

@@ -8,8 +8,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::model::Implementation;
+use crate::error::Error;
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
+use crate::transport::{EventSink, Transport};
 
 /// Protocol revisions this client speaks in the legacy (`initialize`) era (SPEC 5.1).
 pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
@@ -21,8 +23,14 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// `list_*` stops after this many pages (SPEC 5.1).
 pub const MAX_PAGES: usize = 1000;
 
+/// Makes a transport of one's own for a client (an in-process server, a test double): called
+/// for every (re)connect with the sink the transport must report to; `timeout_ms` is the
+/// connect deadline.
+pub type TransportFactory =
+    Arc<dyn Fn(Arc<dyn EventSink>) -> Result<Arc<dyn Transport>, Error> + Send + Sync>;
+
 /// Which server, and how to reach it.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum ServerConfig {
     /// A child process speaking newline-delimited JSON.
     Stdio {
@@ -33,6 +41,33 @@ pub enum ServerConfig {
     },
     /// A Streamable HTTP endpoint (with the legacy HTTP+SSE fallback when `legacy_fallback`).
     Http(HttpConfig),
+    /// A transport of the caller's making.
+    Custom {
+        /// Makes the transport of each connection.
+        factory: TransportFactory,
+        /// The connect deadline in milliseconds.
+        timeout_ms: u64,
+    },
+}
+
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerConfig::Stdio { config, timeout_ms } => f
+                .debug_struct("Stdio")
+                .field("command", &config.command)
+                .field("timeout_ms", timeout_ms)
+                .finish_non_exhaustive(),
+            ServerConfig::Http(c) => f
+                .debug_struct("Http")
+                .field("timeout_ms", &c.timeout_ms)
+                .finish_non_exhaustive(),
+            ServerConfig::Custom { timeout_ms, .. } => f
+                .debug_struct("Custom")
+                .field("timeout_ms", timeout_ms)
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 impl ServerConfig {
@@ -52,7 +87,9 @@ impl ServerConfig {
     /// The per-request and connect timeout in milliseconds.
     pub fn timeout_ms(&self) -> u64 {
         match self {
-            ServerConfig::Stdio { timeout_ms, .. } => *timeout_ms,
+            ServerConfig::Stdio { timeout_ms, .. } | ServerConfig::Custom { timeout_ms, .. } => {
+                *timeout_ms
+            }
             ServerConfig::Http(c) => c.timeout_ms,
         }
     }
@@ -60,7 +97,9 @@ impl ServerConfig {
     /// The same config with another timeout.
     pub fn with_timeout_ms(mut self, ms: u64) -> Self {
         match &mut self {
-            ServerConfig::Stdio { timeout_ms, .. } => *timeout_ms = ms,
+            ServerConfig::Stdio { timeout_ms, .. } | ServerConfig::Custom { timeout_ms, .. } => {
+                *timeout_ms = ms
+            }
             ServerConfig::Http(c) => c.timeout_ms = ms,
         }
         self

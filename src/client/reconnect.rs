@@ -37,7 +37,7 @@ pub(crate) fn on_drop(client: &Arc<Inner>, generation: u64, reason: Option<Error
         Some(policy) => {
             st.status = Status::Reconnecting;
             let epoch = st.epoch;
-            let task = runtime::runtime().spawn(reconnect(client.clone(), policy, epoch));
+            let task = runtime::handle().spawn(reconnect(client.clone(), policy, epoch));
             st.reconnecting = Some(task.abort_handle());
             drop(st);
             client.set_status(Status::Reconnecting, None);

@@ -30,6 +30,7 @@ pub(super) fn close_wait(config: &ServerConfig) -> Duration {
         ServerConfig::Http(c) => {
             Duration::from_millis(c.timeout_ms.min(10_000)) + Duration::from_secs(1)
         }
+        ServerConfig::Custom { .. } => Duration::from_secs(5),
     }
 }
 
@@ -79,6 +80,8 @@ pub enum ConnKind {
     Stdio(Arc<StdioTransport>),
     /// Streamable HTTP (or legacy HTTP+SSE).
     Http(Arc<HttpTransport>),
+    /// A transport of the caller's making ([`ServerConfig::Custom`]).
+    Other(Arc<dyn Transport>),
 }
 
 impl Conn {
@@ -87,6 +90,7 @@ impl Conn {
         match &self.kind {
             ConnKind::Stdio(t) => t.clone(),
             ConnKind::Http(t) => t.clone(),
+            ConnKind::Other(t) => t.clone(),
         }
     }
 
@@ -100,7 +104,7 @@ impl Conn {
     pub fn feed(&self, chunk: &[u8]) -> Vec<crate::transport::Event> {
         match &self.kind {
             ConnKind::Stdio(t) => self.sink.filter(t.feed(chunk)),
-            ConnKind::Http(_) => Vec::new(),
+            ConnKind::Http(_) | ConnKind::Other(_) => Vec::new(),
         }
     }
 
@@ -108,7 +112,7 @@ impl Conn {
     pub fn feed_end(&self) -> Vec<crate::transport::Event> {
         match &self.kind {
             ConnKind::Stdio(t) => self.sink.filter(t.feed_end()),
-            ConnKind::Http(_) => Vec::new(),
+            ConnKind::Http(_) | ConnKind::Other(_) => Vec::new(),
         }
     }
 
@@ -142,6 +146,7 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
             t.connect();
             ConnKind::Http(Arc::new(t))
         }
+        ServerConfig::Custom { factory, .. } => ConnKind::Other(factory(as_sink)?),
     };
     let conn = Conn {
         kind,

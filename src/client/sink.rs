@@ -56,7 +56,7 @@ impl ConnSink {
                                 params.and_then(|p| serde_json::from_str(p.get()).ok());
                             let id = id.get().to_owned();
                             let answer = h.handle(method, params);
-                            runtime::runtime().spawn(async move {
+                            runtime::handle().spawn(async move {
                                 let reply = answer.await;
                                 respond(&*transport, &id, reply);
                             });

@@ -97,7 +97,7 @@ impl Inner {
         });
         let inner = self.clone();
         let reading = legacy.clone();
-        let task = runtime::runtime()
+        let task = runtime::handle()
             .spawn(async move { inner.read_legacy(&reading, resp, decoder).await });
         *lock(&legacy.reader) = Some(task.abort_handle());
         *lock(&self.legacy) = Some(legacy.clone());

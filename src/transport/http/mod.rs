@@ -238,7 +238,7 @@ impl HttpTransport {
         fut: impl std::future::Future<Output = ()> + Send + 'static,
     ) {
         let mut inflight = lock(&self.inner.inflight);
-        let task = runtime::runtime().spawn(fut);
+        let task = runtime::handle().spawn(fut);
         inflight.insert(
             id,
             Inflight {
@@ -373,7 +373,7 @@ impl Transport for HttpTransport {
             return false;
         }
         let inner = self.inner.clone();
-        let task = runtime::runtime().spawn(async move {
+        let task = runtime::handle().spawn(async move {
             inner.listen().await;
             if lock(&inner.listener).take().is_some() {
                 inner.sink.emit(Event::Response { id, result: None });
@@ -460,7 +460,7 @@ impl Inner {
             return true;
         }
         let inner = self.clone();
-        runtime::runtime().spawn(async move {
+        runtime::handle().spawn(async move {
             if let Some(session) = session {
                 let mut headers = inner.headers.clone().unwrap_or_default();
                 if let Ok(v) = HeaderValue::from_str(&session) {

@@ -248,7 +248,7 @@ impl Inner {
     /// A POST nobody waits for (replies to the server, `notifications/cancelled`).
     pub(super) fn post_in_background(self: Arc<Self>, frame: Vec<u8>) {
         let ms = self.config.timeout_ms;
-        runtime::runtime().spawn(async move {
+        runtime::handle().spawn(async move {
             let _ = self.post_only(frame, ms).await;
         });
     }

@@ -151,7 +151,7 @@ impl StdioTransport {
         sink: Arc<dyn EventSink>,
         timeout_ms: u64,
     ) -> Result<Self, Error> {
-        let rt = runtime::runtime();
+        let rt = runtime::handle();
         let _enter = rt.enter();
         let mut child = spawn(config)?;
         // A child whose id cannot be read has already been reaped; never go on with group 0
