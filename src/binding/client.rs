@@ -13,7 +13,7 @@ use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::convert::{as_id, http_config, millis, stdio_config};
+use super::convert::{as_id, millis};
 use super::errors::{descriptor_text, guard, promise};
 use super::reply_outcome;
 use super::sink::{BatchSink, batch_text};
@@ -33,13 +33,7 @@ type ConfigCallback = ThreadsafeFunction<(), String, (), Status, false, true>;
 fn server_config(json: &str) -> std::result::Result<ServerConfig, McpError> {
     let value: Value = serde_json::from_str(json)
         .map_err(|_| McpError::InvalidConfig("the config must be an object".into()))?;
-    let kind = value.get("type").and_then(Value::as_str).unwrap_or("stdio");
-    if kind == "http" || kind == "sse" {
-        Ok(ServerConfig::Http(http_config(json)?))
-    } else {
-        let (config, timeout_ms) = stdio_config(json)?;
-        Ok(ServerConfig::Stdio { config, timeout_ms })
-    }
+    crate::client::json_config::server_config(&value)
 }
 
 /// The client options from `client.js`: `{ protocolVersion, capabilities, clientInfo,

@@ -15,6 +15,7 @@
 //! messages; `session.rs` opening a connection and the handshake; `sink.rs` what the client does
 //! with transport events; `reconnect.rs` the reconnect loop and session re-initialization.
 
+pub mod json_config;
 pub mod model;
 mod options;
 mod reconnect;
