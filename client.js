@@ -187,11 +187,14 @@ async function connectToServer(name, config, options) {
  * @param {MCPClient} client
  * @param {MCPServerConfig} config
  * @param {string} optionsJson
+ * @param {any} [managed] a manager's handle on its server's Rust client
  * @returns {Transport}
  */
-function makeFace(client, config, optionsJson) {
+function makeFace(client, config, optionsJson, managed) {
   const type = config?.type ?? 'stdio'
-  const makeNative = nativeMaker(client.name, optionsJson, new WeakRef(client))
+  // A manager's server: its NativeClient is the manager's handle, whose events come through the
+  // manager (tagged), not through a callback of its own.
+  const makeNative = managed ? () => managed : nativeMaker(client.name, optionsJson, new WeakRef(client))
   const face =
     type === 'http' || type === 'sse'
       ? new ClientHttpTransport(/** @type {any} */ (config), makeNative)
@@ -273,8 +276,9 @@ class MCPClient {
    * @param {string} name
    * @param {MCPServerConfig} config
    * @param {MCPClientOptions} [options]
+   * @param {any} [managed] internal: a manager's handle on its server's Rust client
    */
-  constructor(name, config, options) {
+  constructor(name, config, options, managed) {
     this.name = name
     this.config = config
     /** @type {((method: string, params: unknown) => void) | undefined} */
@@ -309,7 +313,7 @@ class MCPClient {
     this._tokens = 0
     this._capabilities = options?.capabilities ?? DEFAULT_CAPABILITIES
     /** @type {Transport} */
-    this._face = makeFace(this, config, nativeOptions(options, false))
+    this._face = makeFace(this, config, nativeOptions(options, false), managed)
     this._wire(this._face)
   }
 
@@ -645,6 +649,7 @@ class MCPClient {
       case 8: {
         const generation = ev[1]
         const init = ev[2]
+        if (!this._connection) this._adopt(init) // a manager's server: no connect() promise here
         if (generation !== this._generation) {
           // A new process or session: its tools are listed again.
           this._generation = generation

@@ -609,7 +609,12 @@ class NativeTransport {
     if (batch.length === 2) return // "[]"
     /** @type {NativeEvent[]} */
     const events = JSON.parse(batch)
-    for (const ev of events) {
+    for (const ev of events) this._onEvent(ev)
+  }
+
+  /** @param {NativeEvent} ev one event (a manager hands its servers' events over one by one) */
+  _onEvent(ev) {
+    {
       switch (ev[0]) {
         case 0: {
           const entry = this._settle(ev[1])

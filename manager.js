@@ -6,9 +6,9 @@
 
 const os = require('node:os')
 const native = require('./native.js')
-const { MCPClient, listTools, DEFAULT_CAPABILITIES } = require('./client.js')
+const { MCPClient, DEFAULT_CAPABILITIES } = require('./client.js')
 const toolBridge = require('./lib/tool-bridge.js')
-const { makeError, safeString, swallow, timeoutOf } = require('./core.js')
+const { makeError, nativeConfig, safeString, swallow } = require('./core.js')
 
 /** @typedef {import('./index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('./index.js').MCPServerConnection} MCPServerConnection */
@@ -199,29 +199,43 @@ class MCPManager {
     this._toolFactory = o.toolFactory ?? /** @type {MCPToolFactory<TTool>} */ (/** @type {unknown} */ (toolFactoryFor(o.renderer)))
     this._resolveValue = o.resolveConfigValue ?? resolveConfigValue
     this._logger = safeLogger(o.logger ?? silentLogger)
-    this._reconnect = o.reconnect
     this._disabledProviders = o.disabledProviders
     /** [beyond] `(serverName, method, params)`: answers server→client requests of every server. */
     this._onRequest = typeof o.onRequest === 'function' ? o.onRequest : undefined
     // SPEC 6: giving onRequest declares elicitation and sampling, unless capabilities are given.
     const capabilities = o.capabilities ?? (this._onRequest ? { ...DEFAULT_CAPABILITIES, elicitation: {}, sampling: {} } : undefined)
-    this._clientOptions = { protocolVersion: o.protocolVersion, capabilities, clientInfo: o.clientInfo }
+    this._clientOptions = { protocolVersion: o.protocolVersion, capabilities, clientInfo: o.clientInfo, reconnect: o.reconnect }
     /** @type {AuthStorage | null} */
     this._authStorage = null
     /** @type {Map<string, SourceMeta>} */
     this._sources = new Map()
-    /** @type {Map<string, MCPServerConnection>} */
+    /** @type {Map<string, MCPServerConfig>} each server's config as given (a connection's `config`) */
+    this._configs = new Map()
+    /** @type {Map<string, MCPServerConnection>} the connected servers' connection objects */
     this._connections = new Map()
-    /** @type {Map<string, MCPClientType>} */
-    this._clients = new Map()
-    /** @type {Map<string, StartEntry>} */
-    this._pending = new Map() // name → { client, outcome, promise, settled }
+    /** @type {Map<number, any>} each started server's client (an MCPClient, internals used), by its tag */
+    this._faces = new Map()
+    /** @type {Map<string, number>} each server's latest tag */
+    this._tags = new Map()
+    /** @type {Map<string, ServerStatus>} the status last reported for each server */
+    this._statuses = new Map()
     /** @type {Map<string, TTool[]>} */
     this._serverTools = new Map() // name → tool objects (live or deferred)
     /** @type {TTool[]} */
     this._tools = []
-    /** @type {Map<string, ReturnType<typeof setTimeout>>} */
-    this._refreshTimers = new Map()
+    // Rust owns the registry, the starts, the gate, refreshes and reconnects (src/manager/);
+    // its callbacks reach this object only weakly.
+    const weak = new WeakRef(this)
+    this._native = new native.NativeManager(
+      clientNativeOptions(this._clientOptions),
+      (/** @type {string} */ batch) => weak.deref()?._onBatch(batch),
+      /** @param {any[]} args `(kind, payload)` */
+      (...args) => {
+        const [kind, payload] = args.length === 1 && Array.isArray(args[0]) ? args[0] : args
+        const m = weak.deref()
+        return m ? m._host(kind, JSON.parse(payload)) : Promise.reject(new Error('the manager is gone'))
+      },
+    )
   }
 
   /** @param {AuthStorage | null | undefined} storage */
@@ -248,17 +262,15 @@ class MCPManager {
 
   /**
    * @param {Record<string, MCPServerConfig>} configs
-   * @param {Record<string, SourceMeta> | null | undefined} sources
+   * @param {Record<string, SourceMeta>} [sources]
    * @param {(serverNames: string[]) => void} [onConnecting]
    * @returns {Promise<MCPLoadResult<TTool>>}
    */
   async connectServers(configs, sources, onConnecting) {
     /** @type {Map<string, string>} */
     const errors = new Map()
-    /** @type {string[]} */
-    const connectedServers = []
-    /** @type {Array<{ name: string, config: MCPServerConfig, entry: StartEntry, deferred?: boolean }>} */
-    const started = []
+    /** @type {Array<[string, unknown]>} */
+    const entries = []
     for (const [name, config] of Object.entries(configs)) {
       const source = sources?.[name]
       if (source) {
@@ -266,50 +278,32 @@ class MCPManager {
         const existing = this._connections.get(name)
         if (existing) existing._source = source
       }
-      if (this._connections.has(name)) {
+      if (!this._tags.has(name) && !this._connections.has(name)) this._configs.set(name, config)
+      entries.push([name, config ?? null])
+    }
+    /** @type {{ started: string[], connected: string[], errors: Array<[string, string]> }} */
+    const start = JSON.parse(this._native.start(JSON.stringify(entries)))
+    for (const [name, message] of start.errors) errors.set(name, message)
+    if (start.started.length > 0 && typeof onConnecting === 'function') {
+      this._guard(() => onConnecting(start.started))
+    }
+    this._native.hold(true)
+    /** @type {{ connected: string[], deferred: string[], errors: Array<[string, string]> }} */
+    let gate
+    try {
+      gate = JSON.parse(await this._settle(this._native.gate(JSON.stringify(start.started))))
+    } finally {
+      this._native.hold(false)
+    }
+    for (const [name, message] of gate.errors) errors.set(name, message)
+    const connectedServers = [...start.connected]
+    const inResult = new Set(start.connected)
+    for (const name of start.started) {
+      if (gate.connected.includes(name) && this._connections.has(name)) {
         connectedServers.push(name)
-        continue
-      }
-      if (this._pending.has(name)) continue
-      const problems = native.validateServerConfig(String(name), JSON.stringify(config ?? null))
-      if (problems.length > 0) {
-        errors.set(name, problems.join('; '))
-        continue
-      }
-      started.push({ name, config, entry: this._start(name, config) })
-    }
-    if (started.length > 0 && typeof onConnecting === 'function') {
-      this._guard(() => onConnecting(started.map((s) => s.name)))
-    }
-    await gate(
-      started.map((s) => s.entry.settled),
-      STARTUP_GATE_MS,
-    )
-    const waitFor = []
-    for (const s of started) {
-      if (s.entry.outcome) continue
-      // A cache that never answers must not hold the caller: the server's own outcome wins.
-      const cached = await Promise.race([this._cacheGet(s.name, s.config), s.entry.settled.then(() => null)])
-      if (s.entry.outcome) continue
-      const deferred = cached && this._pending.get(s.name) === s.entry ? this._deferredTools(s.name, cached) : null
-      if (deferred) {
-        this._setServerTools(s.name, deferred)
-        s.deferred = true
-      } else {
-        waitFor.push(s.entry.settled)
-      }
-    }
-    await Promise.all(waitFor)
-    const inResult = new Set(connectedServers)
-    for (const s of started) {
-      const outcome = s.entry.outcome
-      if (outcome?.ok && this._connections.has(s.name)) {
-        connectedServers.push(s.name)
-        inResult.add(s.name)
-      } else if (outcome && !outcome.ok) {
-        errors.set(s.name, messageOf(outcome.error))
-      } else if (s.deferred) {
-        inResult.add(s.name)
+        inResult.add(name)
+      } else if (gate.deferred.includes(name)) {
+        inResult.add(name)
       }
     }
     /** @type {TTool[]} */
@@ -318,154 +312,167 @@ class MCPManager {
     return { tools, errors, connectedServers, exaApiKeys: [] }
   }
 
+  // --- what Rust asks (src/binding/manager.rs) ------------------------------------------------
+
   /**
-   * Starts one server: resolve → connect → list tools, then registers it (unless forgotten).
-   * @param {string} name
-   * @param {MCPServerConfig} config
-   * @returns {StartEntry}
+   * Answers the Rust manager's lifecycle calls: `prepare` (the config to connect with),
+   * `cacheGet` (cached tools), `tools` (a server's tools: the tool objects are made here).
+   * @param {string} kind
+   * @param {any} payload
+   * @returns {Promise<string>}
    */
-  _start(name, config) {
-    /** @type {StartEntry} */
-    const entry = { client: null, outcome: null, promise: /** @type {never} */ (null), settled: /** @type {never} */ (null) }
-    this._pending.set(name, entry)
-    this._status(name, 'connecting')
-    entry.promise = (async () => {
-      // Injected resolvers (auth storage, config values) are bounded by the connect deadline.
-      const ms = timeoutOf(config)
-      const resolved = await within(this.prepareConfig(config), ms, () =>
-        makeError({ message: `Connection to MCP server "${name}" timed out after ${ms}ms`, code: 'MCP_TIMEOUT', timeout: ms }),
-      )
-      if (this._pending.get(name) !== entry) throw new Error(`MCP server not connected: ${name}`)
-      const client = new MCPClient(name, resolved, { ...this._clientOptions, reconnect: this._reconnect })
-      entry.client = client
-      const connection = await client.connect()
-      connection.config = config
-      const source = this._sources.get(name)
-      if (source) connection._source = source
-      try {
-        await listTools(connection)
-      } catch (err) {
-        await client.close()
-        throw err
-      }
-      return connection
-    })()
-    const failed = (/** @type {unknown} */ error) => {
-      entry.outcome = { ok: false, error }
-      if (this._pending.get(name) !== entry) return
-      this._pending.delete(name)
-      this._logger.error('MCP tool load failed', { server: name, error: messageOf(error) })
-      // Deferred tools of a server that never came up are withdrawn.
-      if (this._serverTools.delete(name)) this._rebuildTools()
-      this._status(name, 'disconnected', error)
+  async _host(kind, payload) {
+    const name = payload.name
+    const config = /** @type {MCPServerConfig} */ (this._configs.get(name))
+    switch (kind) {
+      case 'prepare':
+        return nativeConfig(await this.prepareConfig(config))
+      case 'cacheGet':
+        return JSON.stringify(await this._cacheGet(name, config))
+      case 'tools':
+        this._register(name, payload.generation, payload.tools)
+        return 'ok'
+      case 'defer':
+        this._defer(name, payload.tools)
+        return 'ok'
+      default:
+        throw new Error(`unknown host call ${kind}`)
     }
-    entry.settled = entry.promise.then((connection) => {
-      // Resolved: the client was made before it connected.
-      const client = /** @type {MCPClientType} */ (entry.client)
-      if (this._pending.get(name) !== entry) {
-        // [fix] Disconnected while connecting: close it instead of registering it.
-        entry.outcome = { ok: true }
-        return client.close().catch(() => {})
-      }
-      try {
-        this._register(name, client, connection)
-      } catch (error) {
-        // An injected part (the tool factory) threw: the server counts as failed, and is closed.
-        this._forget(name)
-        failed(error)
-        return client.close().catch(() => {})
-      }
-      this._pending.delete(name)
-      entry.outcome = { ok: true }
-      this._status(name, 'connected')
-      return undefined
-    }, failed)
-    return entry
   }
 
   /**
-   * Makes a connected server live: its tools (from the factory, which may throw), the cache.
+   * A server is up (or listed its tools again): its connection object and its tool objects (the
+   * tool factory may throw: the server then fails, closed and reported).
    * @param {string} name
-   * @param {MCPClientType} client
-   * @param {MCPServerConnection} connection
+   * @param {number} generation
+   * @param {MCPToolDefinition[]} tools
    */
-  _register(name, client, connection) {
-    // No `tools` capability: listTools answered [] and cached nothing.
-    const listed = connection.tools ?? []
-    const tools = this._toolFactory.fromTools(connection, listed)
-    this._clients.set(name, client)
+  _register(name, generation, tools) {
+    const face = this._faces.get(/** @type {number} */ (this._tags.get(name)))
+    if (!face) throw new Error(`MCP server not connected: ${name}`)
+    const init = face._native.initJson ? JSON.parse(face._native.initJson) : undefined
+    if (init) face._onClientEvent([8, generation, init])
+    const connection = /** @type {MCPServerConnection} */ (face.connection)
+    connection.config = /** @type {MCPServerConfig} */ (this._configs.get(name))
+    const source = this._sources.get(name)
+    if (source) connection._source = source
+    connection.tools = tools
+    const objects = this._toolFactory.fromTools(connection, tools)
     this._connections.set(name, connection)
-    this._wireClient(name, client)
-    this._setServerTools(name, tools)
-    this._cacheSet(name, connection.config, listed)
-    this._logger.debug(`MCP server "${name}" connected with ${listed.length} tools`)
+    this._setServerTools(name, objects)
   }
 
   /**
-   * Deferred tool objects from a cached list; null (the server is awaited) if the factory throws.
+   * Events of the Rust manager and of its servers (binding/manager.rs).
+   * @param {string} batch
+   */
+  _onBatch(batch) {
+    /** @type {any[]} */
+    const events = JSON.parse(batch)
+    for (const ev of events) {
+      if (ev[0] === 11) {
+        const face = this._faces.get(ev[1])
+        if (face) face._face._onEvent(ev[2])
+      } else if (ev[0] === 12) {
+        this._onManagerEvent(ev)
+      }
+    }
+  }
+
+  /** @param {any[]} ev */
+  _onManagerEvent(ev) {
+    const name = ev[2]
+    switch (ev[1]) {
+      case 'starting':
+        this._startFace(name, ev[3])
+        break
+      case 'status': {
+        const status = /** @type {ServerStatus} */ (ev[3])
+        if (this._statuses.get(name) === status && status !== 'connecting') break // told already
+        this._statuses.set(name, status)
+        this._status(name, status, ev[4] ? makeError(ev[4]) : undefined)
+        break
+      }
+      case 'removed':
+        this._forget(name)
+        break
+      case 'cacheSet':
+        this._cacheSet(name, /** @type {MCPServerConfig} */ (this._configs.get(name)), ev[3])
+        break
+      case 'log': {
+        const level = /** @type {'error' | 'warn' | 'debug'} */ (ev[2])
+        this._logger[level](ev[3], ev[4])
+        break
+      }
+    }
+  }
+
+  /**
+   * A server's start began: its client face (over the Rust client the manager made).
+   * @param {string} name
+   * @param {number} tag
+   */
+  _startFace(name, tag) {
+    const handle = this._native.client(name, tag)
+    if (!handle) return
+    const config = /** @type {MCPServerConfig} */ (this._configs.get(name))
+    // `any`: the fourth parameter (the manager's handle) and the internals used here are not public.
+    const Client = /** @type {any} */ (MCPClient)
+    const client = new Client(name, config, this._clientOptions, handle)
+    this._faces.set(tag, client)
+    this._tags.set(name, tag)
+    client.onNotification = (/** @type {string} */ method, /** @type {unknown} */ params) => {
+      if (typeof this.onNotification === 'function') this._guard(() => this.onNotification?.(name, method, params))
+    }
+    client.onError = (/** @type {unknown} */ err) => this._logger.warn(`MCP server "${name}": ${messageOf(err)}`)
+    const handler = this._onRequest
+    if (handler) client.onRequest = (/** @type {string} */ method, /** @type {unknown} */ params) => handler(name, method, params)
+  }
+
+  /**
+   * Cached tools stand in for a server still starting. When the tool factory throws, the server
+   * is awaited instead (the error goes back to Rust).
    * @param {string} name
    * @param {MCPToolDefinition[]} cached
-   * @returns {TTool[] | null}
    */
-  _deferredTools(name, cached) {
+  _defer(name, cached) {
     try {
-      return this._toolFactory.deferredFromTools(name, cached, () => this.waitForConnection(name), this._sources.get(name))
+      const tools = this._toolFactory.deferredFromTools(name, cached, () => this.waitForConnection(name), this._sources.get(name))
+      this._setServerTools(name, tools)
     } catch (err) {
       this._logger.error(`MCP tool factory failed for the cached tools of "${name}": ${messageOf(err)}`)
-      return null
+      throw err
     }
   }
 
   /**
-   * @param {string} name
-   * @param {MCPClientType} client
+   * Awaits a call of the Rust manager, then handles the events it queued (a status, the cache
+   * write) before the caller goes on.
+   * @template T
+   * @param {Promise<T>} call
+   * @returns {Promise<T>}
    */
-  _wireClient(name, client) {
-    client.onNotification = (method, params) => {
-      if (typeof this.onNotification === 'function') this._guard(() => this.onNotification?.(name, method, params))
-      if (method === 'notifications/tools/list_changed') this._scheduleRefresh(name)
-    }
-    client.onError = (err) => this._logger.warn(`MCP server "${name}": ${messageOf(err)}`)
-    if (this._onRequest) {
-      const handler = this._onRequest
-      client.onRequest = (method, params) => handler(name, method, params)
-    }
-    client.onStatus = (status, error) => {
-      if (this._clients.get(name) !== client) return
-      this._status(name, status, error)
-      if (status === 'connected') {
-        // Back after a reconnect: the server may have changed its tools.
-        this._refreshQuietly(name)
-      } else if (status === 'disconnected') {
-        // Gone for good (no reconnect, or it gave up): forget the connection and its tools.
-        this._forget(name)
-      }
+  async _settle(call) {
+    try {
+      return await call
+    } finally {
+      const batch = this._native.drain()
+      if (batch) this._onBatch(batch)
     }
   }
 
   /** @param {string} name */
   _forget(name) {
-    clearTimeout(this._refreshTimers.get(name))
-    this._refreshTimers.delete(name)
-    this._clients.delete(name)
+    const tag = this._tags.get(name)
+    if (tag !== undefined) this._faces.delete(tag)
+    this._tags.delete(name)
     this._connections.delete(name)
     if (this._serverTools.delete(name)) this._rebuildTools()
   }
 
-  /** @param {string} name */
-  _scheduleRefresh(name) {
-    clearTimeout(this._refreshTimers.get(name))
-    const timer = setTimeout(() => {
-      this._refreshTimers.delete(name)
-      this._refreshQuietly(name)
-    }, LIST_CHANGED_DEBOUNCE_MS)
-    if (typeof timer.unref === 'function') timer.unref()
-    this._refreshTimers.set(name, timer)
-  }
-
   /**
    * @param {string} name
-   * @param {TTool[]} tools from the factory: anything but an array counts as none
+   * @param {TTool[]} tools
    */
   _setServerTools(name, tools) {
     this._serverTools.set(name, Array.isArray(tools) ? tools : [])
@@ -510,7 +517,7 @@ class MCPManager {
   /**
    * @param {string} name
    * @param {ServerStatus} status
-   * @param {unknown} [error] an Error, unless user code (a tool factory, an abort reason) threw something else
+   * @param {unknown} [error]
    */
   _status(name, status, error) {
     if (typeof this.onServerStatus !== 'function') return
@@ -519,11 +526,12 @@ class MCPManager {
     )
   }
 
-  /** @param {() => unknown} fn calls a user callback */
+  /** @param {() => unknown} fn */
   _guard(fn) {
-    const failed = (/** @type {unknown} */ err) => this._logger.error(`MCP manager callback threw: ${messageOf(err)}`)
+    /** @param {unknown} err */
+    const failed = (err) => this._logger.error(`MCP manager callback threw: ${messageOf(err)}`)
     try {
-      /** @type {any} what user code returned: anything, probed for a `then` method */
+      /** @type {any} whatever the user callback returned */
       const out = fn()
       if (out && typeof out.then === 'function') out.then(undefined, failed)
     } catch (err) {
@@ -547,11 +555,7 @@ class MCPManager {
    * @returns {ServerStatus}
    */
   getConnectionStatus(name) {
-    if (this._pending.has(name)) return 'connecting'
-    const client = this._clients.get(name)
-    if (!client) return 'disconnected'
-    if (client.state === 'connected') return 'connected'
-    return client.state === 'reconnecting' || client.state === 'connecting' ? 'connecting' : 'disconnected'
+    return /** @type {ServerStatus} */ (this._native.status(name))
   }
 
   /** @param {string} name */
@@ -563,12 +567,14 @@ class MCPManager {
    * @param {string} name
    * @returns {Promise<MCPServerConnection>}
    */
-  waitForConnection(name) {
+  async waitForConnection(name) {
     const connection = this._connections.get(name)
-    if (connection) return Promise.resolve(connection)
-    const entry = this._pending.get(name)
-    if (entry) return entry.promise
-    return Promise.reject(new Error(`MCP server not connected: ${name}`))
+    if (connection) return connection
+    if (!this._native.pendingServers().includes(name)) throw new Error(`MCP server not connected: ${name}`)
+    await this._settle(this._native.wait(name))
+    const connected = this._connections.get(name)
+    if (!connected) throw new Error(`MCP server not connected: ${name}`)
+    return connected
   }
 
   getConnectedServers() {
@@ -578,7 +584,7 @@ class MCPManager {
   getAllServerNames() {
     const names = new Set(this._sources.keys())
     for (const n of this._connections.keys()) names.add(n)
-    for (const n of this._pending.keys()) names.add(n)
+    for (const n of this._native.pendingServers()) names.add(n)
     return [...names]
   }
 
@@ -626,24 +632,28 @@ class MCPManager {
 
   // --- teardown and refresh ----------------------------------------------------------------
 
-  /** @param {string} name */
+  /**
+   * Closes server `name` (a start in progress is abandoned: a connect that finishes later is
+   * closed instead of registered [fix]) and forgets it, its tools and its source.
+   * @param {string} name
+   */
   async disconnectServer(name) {
-    const entry = this._pending.get(name)
-    this._pending.delete(name)
+    const had = this._tags.has(name) || this._connections.has(name) || this._serverTools.has(name)
     this._sources.delete(name)
-    const client = this._clients.get(name)
-    const had = !!entry || !!client || this._serverTools.has(name)
+    await this._settle(this._native.disconnect(name))
     this._forget(name)
-    /** @type {Promise<void>[]} */
-    const closing = []
-    if (entry?.client) closing.push(entry.client.close())
-    if (client) closing.push(client.close())
-    await Promise.all(closing)
-    if (had) this._status(name, 'disconnected')
+    this._configs.delete(name)
+    // As the Rust manager reports it too (then this is known already).
+    if (had) this._onManagerEvent([12, 'status', name, 'disconnected', null])
   }
 
   async disconnectAll() {
-    const names = new Set([...this._connections.keys(), ...this._pending.keys(), ...this._clients.keys(), ...this._serverTools.keys()])
+    const names = new Set([
+      ...this._connections.keys(),
+      ...this._native.pendingServers(),
+      ...this._tags.keys(),
+      ...this._serverTools.keys(),
+    ])
     await Promise.all([...names].map((n) => this.disconnectServer(n)))
     this._sources.clear()
     this._serverTools.clear()
@@ -651,49 +661,44 @@ class MCPManager {
   }
 
   /**
-   * Lists the server's tools again; an error propagates to the caller (as in the reference).
+   * Lists the server's tools again (in Rust); an error propagates to the caller (as in the
+   * reference).
    * @param {string} name
    */
   async refreshServerTools(name) {
-    const connection = this._connections.get(name)
-    if (!connection) return
-    delete connection.tools
-    const tools = await listTools(connection)
-    if (this._connections.get(name) !== connection) return
-    this._setServerTools(name, this._toolFactory.fromTools(connection, tools))
-    this._cacheSet(name, connection.config, tools)
+    if (!this._connections.has(name)) return
+    await this._settle(this._native.refresh(name))
   }
 
   /** Every connected server; one server's failure is logged and does not stop the others. */
   async refreshAllTools() {
-    await Promise.all([...this._connections.keys()].map((n) => this._refreshQuietly(n)))
-  }
-
-  /**
-   * A refresh nobody awaits (list_changed, a reconnect, refreshAllTools): failures are logged.
-   * @param {string} name
-   */
-  _refreshQuietly(name) {
-    return this.refreshServerTools(name).catch((err) =>
-      this._logger.error(`MCP server "${name}": refreshing tools failed: ${messageOf(err)}`, { server: name, error: messageOf(err) }),
+    await Promise.all(
+      [...this._connections.keys()].map((name) =>
+        this.refreshServerTools(name).catch((err) =>
+          this._logger.error(`MCP server "${name}": refreshing tools failed: ${messageOf(err)}`, { server: name, error: messageOf(err) }),
+        ),
+      ),
     )
   }
 }
 
 /**
- * Resolves when all `promises` settled or `ms` passed, whichever is first (timer cleared).
- * @param {Promise<unknown>[]} promises
- * @param {number} ms
- * @returns {Promise<void>}
+ * The client options every server's Rust client gets, as JSON text.
+ * @param {{ protocolVersion?: string, capabilities?: unknown, clientInfo?: unknown, reconnect?: unknown }} o
  */
-function gate(promises, ms) {
-  if (promises.length === 0) return Promise.resolve()
-  return new Promise((/** @type {(value?: undefined) => void} */ resolve) => {
-    const timer = setTimeout(resolve, ms)
-    Promise.allSettled(promises).then(() => {
-      clearTimeout(timer)
-      resolve()
-    })
+function clientNativeOptions(o) {
+  const r = o.reconnect === true ? {} : o.reconnect || null
+  const rr = /** @type {{ maxAttempts?: number, initialDelayMs?: number, maxDelayMs?: number } | null} */ (r)
+  return JSON.stringify({
+    protocolVersion: o.protocolVersion,
+    capabilities: o.capabilities,
+    clientInfo: o.clientInfo,
+    reconnect: rr && {
+      maxAttempts: Number(rr.maxAttempts ?? 5),
+      initialDelayMs: Number(rr.initialDelayMs ?? 500),
+      maxDelayMs: Number(rr.maxDelayMs ?? 30000),
+    },
+    forwardRequests: false,
   })
 }
 

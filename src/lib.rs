@@ -21,6 +21,7 @@ pub mod error;
 pub mod files;
 pub mod framing;
 pub mod jsonrpc;
+pub mod manager;
 pub mod runtime;
 pub mod transport;
 

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::convert::{as_id, millis};
 use super::errors::{descriptor_text, guard, promise};
 use super::reply_outcome;
+pub(super) use super::sink::TaggedSink;
 use super::sink::{BatchSink, batch_text};
 use super::stdio::read_batch;
 use crate::client::model::Implementation;
@@ -24,7 +25,7 @@ use crate::client::{
     ServerConfig,
 };
 use crate::error::Error as McpError;
-use crate::transport::{EventSink, Reply, Transport};
+use crate::transport::{Reply, Transport};
 
 /// JS `() => configJson`: the config object as it is now.
 type ConfigCallback = ThreadsafeFunction<(), String, (), Status, false, true>;
@@ -38,7 +39,7 @@ fn server_config(json: &str) -> std::result::Result<ServerConfig, McpError> {
 
 /// The client options from `client.js`: `{ protocolVersion, capabilities, clientInfo,
 /// reconnect: { maxAttempts, initialDelayMs, maxDelayMs } | null, forwardRequests }`.
-fn client_options(json: &str) -> std::result::Result<ClientOptions, McpError> {
+pub(super) fn client_options(json: &str) -> std::result::Result<ClientOptions, McpError> {
     let v: Value = serde_json::from_str(json)
         .map_err(|_| McpError::InvalidConfig("the client options must be an object".into()))?;
     let mut o = ClientOptions::default();
@@ -85,7 +86,10 @@ impl ConfigSource for JsConfig {
 #[napi]
 pub struct NativeClient {
     client: Client,
-    sink: Arc<BatchSink>,
+    /// Where this object's own events go (requests it could not read fail there).
+    sink: Arc<dyn ClientSink>,
+    /// The batch behind it, whose hold keeps the event loop up.
+    batch: Arc<BatchSink>,
     /// Calls that JS may abandon (paging), by token.
     tasks: Arc<Mutex<HashMap<u32, tokio::task::AbortHandle>>>,
     /// stderr delivery, applied to every stdio connection.
@@ -93,6 +97,18 @@ pub struct NativeClient {
 }
 
 impl NativeClient {
+    /// A handle on a client someone else made (a manager's server): its events already go to
+    /// `sink`, inside `batch`.
+    pub(super) fn over(client: Client, sink: Arc<dyn ClientSink>, batch: Arc<BatchSink>) -> Self {
+        NativeClient {
+            client,
+            sink,
+            batch,
+            tasks: Arc::default(),
+            stderr: false,
+        }
+    }
+
     fn transport(&self) -> Option<Arc<dyn Transport>> {
         self.client.conn().map(|c| c.transport())
     }
@@ -134,7 +150,8 @@ impl NativeClient {
             client.set_config_source(Some(Arc::new(JsConfig(Arc::new(config_cb)))));
             Ok(NativeClient {
                 client,
-                sink,
+                sink: sink.clone(),
+                batch: sink,
                 tasks: Arc::default(),
                 stderr: false,
             })
@@ -250,6 +267,20 @@ impl NativeClient {
         })
     }
 
+    /// The server's `initialize` result (JSON text), once connected.
+    #[napi(getter)]
+    pub fn init_json(&self, env: Env) -> Result<Option<String>> {
+        guard(&env, || {
+            Ok(self.client.server_raw().map(|r| r.get().to_owned()))
+        })
+    }
+
+    /// The current connection's generation (0 before the first).
+    #[napi(getter)]
+    pub fn generation(&self, env: Env) -> Result<u32> {
+        guard(&env, || Ok(self.client.generation() as u32))
+    }
+
     /// Answers server→client requests in JS (`onRequest`) or by the defaults.
     #[napi]
     pub fn forward_requests(&self, env: Env, on: bool) -> Result<()> {
@@ -343,7 +374,7 @@ impl NativeClient {
     /// Keeps the event loop alive (`true`) while something waits for this client.
     #[napi]
     pub fn hold(&self, env: Env, on: bool) -> Result<()> {
-        guard(&env, || self.sink.hold(&env, on))
+        guard(&env, || self.batch.hold(&env, on))
     }
 
     /// stderr delivery (stdio), and whether server requests go to JS (`onRequest`).

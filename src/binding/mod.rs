@@ -11,6 +11,7 @@ mod convert;
 mod errors;
 pub mod files;
 mod http;
+mod manager;
 mod sink;
 mod stdio;
 

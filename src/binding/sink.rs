@@ -31,8 +31,9 @@ pub struct BatchSink {
     batch: Arc<Mutex<Batch>>,
     /// Notified on the JS thread each time a batch is taken (see `EventSink::backlog`).
     taken: Arc<tokio::sync::Notify>,
-    /// Locked only to call it or to (un)ref it; `refer`/`unref` need `&mut`.
-    tsfn: Mutex<EventCallback>,
+    /// Locked only to call it or to (un)ref it; `refer`/`unref` need `&mut`. With it, the count
+    /// of holds (several faces may share one sink: a manager's servers): referenced while > 0.
+    tsfn: Mutex<(EventCallback, usize)>,
 }
 
 impl BatchSink {
@@ -53,13 +54,17 @@ impl BatchSink {
                 let mut text = std::mem::take(&mut b.text);
                 drop(b);
                 signal.notify_one();
+                if text.is_empty() {
+                    // Taken already (`take`).
+                    text.push('[');
+                }
                 text.push(']');
                 Ok(text)
             })?;
         Ok(Arc::new(BatchSink {
             batch,
             taken,
-            tsfn: Mutex::new(tsfn),
+            tsfn: Mutex::new((tsfn, 0)),
         }))
     }
 
@@ -76,16 +81,42 @@ impl BatchSink {
         if !b.scheduled {
             b.scheduled = true;
             drop(b);
-            let tsfn = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
-            tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
+            let guard = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
+            guard.0.call((), ThreadsafeFunctionCallMode::NonBlocking);
         }
+    }
+
+    /// Takes the events queued so far as one batch text (on the JS thread), `None` when there
+    /// are none; the delivery already scheduled then brings only what comes later.
+    pub fn take(&self) -> Option<String> {
+        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        if b.text.is_empty() {
+            return None;
+        }
+        let mut text = std::mem::take(&mut b.text);
+        drop(b);
+        self.taken.notify_one();
+        text.push(']');
+        Some(text)
     }
 
     /// Keeps (`true`) or stops keeping (`false`) the Node event loop alive for this sink.
     #[allow(deprecated)] // `refer`/`unref` are the documented napi_ref/unref_threadsafe_function.
     pub fn hold(&self, env: &Env, on: bool) -> Result<()> {
-        let mut tsfn = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
-        if on { tsfn.refer(env) } else { tsfn.unref(env) }
+        let mut guard = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
+        let (tsfn, holds) = &mut *guard;
+        if on {
+            *holds += 1;
+            if *holds == 1 {
+                return tsfn.refer(env);
+            }
+        } else if *holds > 0 {
+            *holds -= 1;
+            if *holds == 0 {
+                return tsfn.unref(env);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -177,35 +208,79 @@ fn write_event(out: &mut String, event: &Event) {
     out.push(']');
 }
 
-/// Client events, after the transport's: `[7,status,error|null]` status change,
-/// `[8,generation,init]` a connection (or a re-opened session) is up, `[9,error]` a reconnect
-/// attempt failed, `[10,generation]` a connection was opened (take its stdout now).
+/// A client event as batch text: `[7,status,error|null]` status change, `[8,generation,init]` a
+/// connection (or a re-opened session) is up, `[9,error]` a reconnect attempt failed,
+/// `[10,generation]` a connection was opened (take its stdout now).
+fn client_event_text(event: ClientEvent) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    match event {
+        ClientEvent::Status(status, error) => {
+            let name = match status {
+                ClientStatus::Idle => "idle",
+                ClientStatus::Connecting => "connecting",
+                ClientStatus::Connected => "connected",
+                ClientStatus::Reconnecting => "reconnecting",
+                ClientStatus::Closed => "closed",
+            };
+            let error = error.map_or_else(|| "null".into(), |e| descriptor_text(&e));
+            let _ = write!(text, "[7,\"{name}\",{error}]");
+        }
+        ClientEvent::Connected { generation, init } => {
+            let _ = write!(text, "[8,{generation},{}]", init.get());
+        }
+        ClientEvent::AttemptFailed(error) => {
+            let _ = write!(text, "[9,{}]", descriptor_text(&error));
+        }
+        ClientEvent::Opened { generation } => {
+            let _ = write!(text, "[10,{generation}]");
+        }
+    }
+    text
+}
+
 impl ClientSink for BatchSink {
     fn client_event(&self, event: ClientEvent) {
-        use std::fmt::Write;
-        let mut text = String::new();
-        match event {
-            ClientEvent::Status(status, error) => {
-                let name = match status {
-                    ClientStatus::Idle => "idle",
-                    ClientStatus::Connecting => "connecting",
-                    ClientStatus::Connected => "connected",
-                    ClientStatus::Reconnecting => "reconnecting",
-                    ClientStatus::Closed => "closed",
-                };
-                let error = error.map_or_else(|| "null".into(), |e| descriptor_text(&e));
-                let _ = write!(text, "[7,\"{name}\",{error}]");
-            }
-            ClientEvent::Connected { generation, init } => {
-                let _ = write!(text, "[8,{generation},{}]", init.get());
-            }
-            ClientEvent::AttemptFailed(error) => {
-                let _ = write!(text, "[9,{}]", descriptor_text(&error));
-            }
-            ClientEvent::Opened { generation } => {
-                let _ = write!(text, "[10,{generation}]");
-            }
+        self.push_raw(&client_event_text(event));
+    }
+}
+
+impl BatchSink {
+    /// Appends `text` (one event) wrapped for server `tag` of a manager: `[11,tag,event]`.
+    pub fn push_tagged(&self, tag: u32, text: &str) {
+        self.push_raw(&format!("[11,{tag},{text}]"));
+    }
+
+    /// Appends one manager event already written as JSON array text.
+    pub fn push_event(&self, text: &str) {
+        self.push_raw(text);
+    }
+}
+
+/// The sink of one managed server: its events go into the manager's batch, tagged.
+pub struct TaggedSink {
+    /// The server's tag.
+    pub tag: u32,
+    /// The manager's sink.
+    pub batch: Arc<BatchSink>,
+}
+
+impl EventSink for TaggedSink {
+    fn emit_all(&self, events: Vec<Event>) {
+        for event in &events {
+            let mut text = String::new();
+            write_event(&mut text, event);
+            self.batch.push_tagged(self.tag, &text);
         }
-        self.push_raw(&text);
+    }
+
+    fn backlog(&self) -> Option<&tokio::sync::Notify> {
+        self.batch.backlog()
+    }
+}
+
+impl ClientSink for TaggedSink {
+    fn client_event(&self, event: ClientEvent) {
+        self.batch.push_tagged(self.tag, &client_event_text(event));
     }
 }

@@ -125,6 +125,10 @@ impl Inner {
 pub trait ClientSink: EventSink {
     /// A status change, a new connection, a failed reconnect attempt.
     fn client_event(&self, _event: ClientEvent) {}
+
+    /// Events a caller-read stdout produced ([`Conn::feed`]): they go back to the caller, not
+    /// through [`EventSink::emit_all`], but an owner in between may want to see them.
+    fn observe(&self, _events: &[crate::transport::Event]) {}
 }
 
 impl ClientSink for ChannelSink {}

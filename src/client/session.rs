@@ -103,7 +103,7 @@ impl Conn {
     /// go on (the client has acted on the rest).
     pub fn feed(&self, chunk: &[u8]) -> Vec<crate::transport::Event> {
         match &self.kind {
-            ConnKind::Stdio(t) => self.sink.filter(t.feed(chunk)),
+            ConnKind::Stdio(t) => self.observed(self.sink.filter(t.feed(chunk))),
             ConnKind::Http(_) | ConnKind::Other(_) => Vec::new(),
         }
     }
@@ -111,9 +111,14 @@ impl Conn {
     /// Stdio with a caller-read stdout: stdout ended; the last events.
     pub fn feed_end(&self) -> Vec<crate::transport::Event> {
         match &self.kind {
-            ConnKind::Stdio(t) => self.sink.filter(t.feed_end()),
+            ConnKind::Stdio(t) => self.observed(self.sink.filter(t.feed_end())),
             ConnKind::Http(_) | ConnKind::Other(_) => Vec::new(),
         }
+    }
+
+    fn observed(&self, events: Vec<crate::transport::Event>) -> Vec<crate::transport::Event> {
+        self.sink.downstream.observe(&events);
+        events
     }
 
     /// Closes it and waits (at most `limit`) until it reported its end.
