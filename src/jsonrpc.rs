@@ -7,6 +7,12 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+// The properties the `jsonrpc` fuzz target and `tests/fuzz_corpus.rs` check.
+#[doc(hidden)]
+pub mod properties;
+#[doc(hidden)]
+pub use properties::check_message;
+
 /// An incoming message, classified by SPEC 3.1.
 #[derive(Debug)]
 pub enum Incoming<'a> {
@@ -263,11 +269,6 @@ fn sniff_value(value: &[u8]) -> Option<u64> {
     let text = std::str::from_utf8(&value[..len]).ok()?;
     our_id(&RawValue::from_string(text.to_string()).ok()?)
 }
-
-#[doc(hidden)]
-pub mod properties;
-#[doc(hidden)]
-pub use properties::check_message;
 
 fn push_json_str(out: &mut Vec<u8>, s: &str) {
     // Writing a &str into a Vec cannot fail.
