@@ -2,8 +2,16 @@
 //! incoming messages. Payloads stay raw JSON text ([`RawValue`]) so that they cross to JavaScript
 //! without being rebuilt.
 
-use serde::Deserialize;
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
+
+// The properties the `jsonrpc` fuzz target and `tests/fuzz_corpus.rs` check.
+#[doc(hidden)]
+pub mod properties;
+#[doc(hidden)]
+pub use properties::check_message;
 
 /// An incoming message, classified by SPEC 3.1.
 #[derive(Debug)]
@@ -12,14 +20,15 @@ pub enum Incoming<'a> {
     Response {
         /// The id as sent by the server.
         id: &'a RawValue,
-        /// `Err(error)` when `error` is truthy, else `Ok(result)` (possibly missing).
+        /// `Err(error)` when `error` is truthy, else `Ok(result)` (`None` when missing; `null`
+        /// is `Some`, as `JSON.parse` gives it).
         outcome: Result<Option<&'a RawValue>, &'a RawValue>,
     },
     /// `method` present, `id` missing or null.
     Notification {
         /// The notification method.
         method: String,
-        /// Its params, when present.
+        /// Its params, when present (`null` included).
         params: Option<&'a RawValue>,
     },
     /// `method` and a non-null `id`: a server→client request that needs an answer.
@@ -37,18 +46,80 @@ pub enum Incoming<'a> {
     Malformed,
 }
 
-#[derive(Deserialize)]
+/// The members of a message object that classification reads, as `JSON.parse` sees them: the
+/// last of duplicate keys wins (a derived `Deserialize` would refuse the message), and `null` is
+/// a value (an `Option` field would read it as missing) except in `id` and `method`, where SPEC
+/// 3.1 makes it mean none.
+#[derive(Default)]
 struct Wire<'a> {
-    #[serde(borrow, default)]
     id: Option<&'a RawValue>,
-    #[serde(default)]
-    method: Option<String>,
-    #[serde(borrow, default)]
+    /// Raw: only the last `method` has to be a string.
+    method: Option<&'a RawValue>,
     params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+}
+
+/// A key of a message object.
+enum Key {
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+                Ok(match key {
+                    "id" => Key::Id,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "result" => Key::Result,
+                    "error" => Key::Error,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(Name)
+    }
+}
+
+impl<'de> Deserialize<'de> for Wire<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = Wire<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a message object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wire<'de>, A::Error> {
+                let mut wire = Wire::default();
+                while let Some(key) = map.next_key()? {
+                    match key {
+                        Key::Id => wire.id = map.next_value()?,
+                        Key::Method => wire.method = map.next_value()?,
+                        Key::Params => wire.params = Some(map.next_value()?),
+                        Key::Result => wire.result = Some(map.next_value()?),
+                        Key::Error => wire.error = Some(map.next_value()?),
+                        Key::Other => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(wire)
+            }
+        }
+        d.deserialize_map(Members)
+    }
 }
 
 /// Classifies one complete JSON text (one JSONL line or one SSE data payload).
@@ -65,8 +136,16 @@ pub fn classify(text: &[u8]) -> Incoming<'_> {
         Ok(w) => w,
         Err(_) => return Incoming::Malformed,
     };
-    // `Option<&RawValue>` reads `null` as `None`, so `id: null` counts as absent.
-    match (wire.id, wire.method) {
+    let method = match wire
+        .method
+        .map(|m| serde_json::from_str(m.get()))
+        .transpose()
+    {
+        Ok(method) => method,
+        Err(_) => return Incoming::Malformed, // a method that is not a string
+    };
+    // `id: null` counts as absent (`Wire` reads it as `None`).
+    match (wire.id, method) {
         (Some(id), Some(method)) => Incoming::Request {
             id,
             method,
@@ -103,6 +182,12 @@ pub fn is_truthy(value: &RawValue) -> bool {
 pub fn our_id(id: &RawValue) -> Option<u64> {
     let text = id.get().trim();
     if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        // `"\u0031"` is the string `1` to `JSON.parse`: escapes are decoded (rare, so only then).
+        let inner: std::borrow::Cow<'_, str> = if inner.contains('\\') {
+            serde_json::from_str::<String>(text).ok()?.into()
+        } else {
+            inner.into()
+        };
         let n: u64 = inner.parse().ok()?;
         return (n.to_string() == inner).then_some(n);
     }
@@ -113,8 +198,11 @@ pub fn our_id(id: &RawValue) -> Option<u64> {
     (f >= 0.0 && f.fract() == 0.0 && f < 9_007_199_254_740_992.0).then_some(f as u64)
 }
 
-/// Finds the top-level `id` in the first bytes of a message too large to parse, so that the request
-/// it answers can be failed. Tracks nesting and strings, so an `id` inside `result` is not taken.
+/// Finds the id of the request that a message too large to parse answers, in its first bytes, so
+/// that the request can be failed. Tracks nesting and strings, so an `id` inside `result` is not
+/// taken. Only a response answers: the id counts once a top-level `result` or `error` key is seen,
+/// and a top-level `method` means none (a server→client request carries the server's own ids,
+/// which may equal ours). As in `JSON.parse`, a later `id` replaces an earlier one.
 pub fn sniff_id(prefix: &[u8]) -> Option<u64> {
     let skip_ws = |mut i: usize| {
         while i < prefix.len() && prefix[i].is_ascii_whitespace() {
@@ -123,6 +211,7 @@ pub fn sniff_id(prefix: &[u8]) -> Option<u64> {
         i
     };
     let (mut depth, mut i, mut expect_key) = (0usize, 0usize, false);
+    let (mut id, mut response) = (None, false);
     while i < prefix.len() {
         match prefix[i] {
             b'"' => {
@@ -142,8 +231,14 @@ pub fn sniff_id(prefix: &[u8]) -> Option<u64> {
                         return None;
                     }
                     i = colon + 1;
-                    if &prefix[start..j] == b"id" {
-                        return sniff_value(&prefix[skip_ws(i)..]);
+                    match &prefix[start..j] {
+                        b"id" => id = sniff_value(&prefix[skip_ws(i)..]),
+                        b"result" | b"error" => response = true,
+                        b"method" => return None,
+                        _ => {}
+                    }
+                    if response && id.is_some() {
+                        return id;
                     }
                 }
                 continue;
@@ -324,7 +419,12 @@ mod tests {
             sniff_id(br#"{"result":{"content":[{"id":"7"}]},"id": 9, "x"#),
             Some(9)
         );
-        assert_eq!(sniff_id(br#"{ "id" : 5 ,"#), Some(5));
+        assert_eq!(sniff_id(br#"{ "id" : 5 , "error" :"#), Some(5));
+        assert_eq!(
+            sniff_id(br#"{ "id" : 5 ,"#),
+            None,
+            "not known to be a response yet"
+        );
         assert_eq!(sniff_id(br#"{"result":"has \"id\":\"3\" inside"#), None);
         assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":"4"#), None);
     }
@@ -337,5 +437,97 @@ mod tests {
         for truthy in ["1", "{}", "[]", "\"0\"", "true", "-2"] {
             assert!(is_truthy(&raw(truthy)), "{truthy}");
         }
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+
+    /// Found by `cargo fuzz run jsonrpc` on its first input: `sniff_id` took the id of any
+    /// message, so an oversized server→client request (whose id is the server's, `0`, `1`, …)
+    /// failed the pending request of ours that had the same number.
+    #[test]
+    fn a_server_request_is_not_an_answer() {
+        check_message(b"");
+        let request = br#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"#;
+        for cut in 0..=request.len() {
+            assert_eq!(sniff_id(&request[..cut]), None, "cut at {cut}");
+        }
+        let sdk_order = br#"{"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":1}"#;
+        assert_eq!(sniff_id(sdk_order), None);
+    }
+
+    /// Found by `cargo fuzz run jsonrpc` in 5,968 runs: a message with a duplicate key was
+    /// dropped as malformed (serde's derive refuses duplicates), where `JSON.parse` — the
+    /// reference — takes the last one.
+    #[test]
+    fn the_last_of_duplicate_keys_wins() {
+        check_message(
+            br#"{"json2":"2.0","id":"1","requltsonrpc":"2.0","id":"1","reqult":{"tools":[]}}"#,
+        );
+        match classify(br#"{"id":"1","result":1,"id":"2","result":{"a":2},"method":null}"#) {
+            Incoming::Response {
+                id,
+                outcome: Ok(Some(r)),
+            } => assert_eq!((id.get(), r.get()), ("\"2\"", "{\"a\":2}")),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            classify(br#"{"id":"1","method":"a","id":null}"#),
+            Incoming::Notification { .. }
+        ));
+    }
+
+    /// Found by `cargo fuzz run jsonrpc` in 53,549 runs: `"params": null` (and `"result": null`)
+    /// were read as missing, so JavaScript got `undefined` where `JSON.parse` gives `null`.
+    #[test]
+    fn null_is_a_value() {
+        check_message(b"null\t\r");
+        match classify(br#"{"id":"1","result":null}"#) {
+            Incoming::Response {
+                outcome: Ok(Some(r)),
+                ..
+            } => assert_eq!(r.get(), "null"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            classify(br#"{"method":"n","params":null}"#),
+            Incoming::Notification { params: Some(p), .. } if p.get() == "null"
+        ));
+        assert!(matches!(
+            classify(br#"{"id":"1","result":{},"error":null}"#),
+            Incoming::Response {
+                outcome: Ok(Some(_)),
+                ..
+            }
+        ));
+    }
+
+    /// Found by a hand-written seed of the `jsonrpc` target (not by the fuzzer in 660,000 runs):
+    /// an id written with escapes (`"\u0031"`, the string `1` to `JSON.parse`) did not match.
+    #[test]
+    fn escaped_ids_match() {
+        check_message(br#"{"jsonrpc":"2.0","id":"\u0031\u0032","result":{}}"#);
+        let id = RawValue::from_string(r#""\u0031\u0032""#.into()).unwrap();
+        assert_eq!(our_id(&id), Some(12));
+        let id = RawValue::from_string(r#""\u0030\u0031""#.into()).unwrap();
+        assert_eq!(our_id(&id), None, "01 is not one of ours");
+    }
+
+    /// Found by `cargo fuzz run jsonrpc` after 2.5 million runs: with duplicate `method` keys,
+    /// one that was not a string made the message malformed even when the last one, the one
+    /// `JSON.parse` keeps, was a string.
+    #[test]
+    fn only_the_last_method_counts() {
+        check_message(br#"{"[[[dt":{},"method":"0","r":{},"metho[[[[[[[]][[[[[[[[[[[[[[[[[[[[[[[[[[[[[[lt":{},"method":{},"method":"x"}"#);
+        assert!(matches!(
+            classify(br#"{"method":5,"method":"x"}"#),
+            Incoming::Notification { method, .. } if method == "x"
+        ));
+        assert!(matches!(
+            classify(br#"{"method":"x","method":5}"#),
+            Incoming::Malformed
+        ));
     }
 }

@@ -2,9 +2,10 @@
 //! skip blank lines, keep partial lines across reads, parse a final unterminated line at end of
 //! stream. Linear in the input: each byte is scanned for `\n` once, and complete lines are split
 //! off the buffer without copying. A line longer than the limit is discarded as it streams in; only
-//! its first [`SNIFF_PREFIX`] bytes are kept, to find the id of the request it answers.
+//! its first [`SNIFF_PREFIX`] bytes are kept, to find the id of the request it answers. Where a
+//! read ends never changes the frames (the `jsonl` fuzz target checks it).
 
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 /// How many leading bytes of an oversized line are kept to look for its `id`.
 pub const SNIFF_PREFIX: usize = 4096;
@@ -17,9 +18,10 @@ pub const READ_CHUNK: usize = 64 * 1024;
 pub enum Frame {
     /// A complete, trimmed, non-blank line (without its line end).
     Line(Bytes),
-    /// A line longer than the limit, discarded; `prefix` is its start.
+    /// A non-blank line longer than the limit (counted without its `\n` or `\r\n`, white space
+    /// included, so that the verdict never waits for bytes beyond the limit), discarded.
     Oversized {
-        /// The first bytes of the discarded line.
+        /// Its first [`SNIFF_PREFIX`] bytes after leading white space.
         prefix: Bytes,
     },
 }
@@ -31,8 +33,9 @@ pub struct LineDecoder {
     /// Bytes of `buf` already searched for `\n`.
     scanned: usize,
     max: usize,
-    /// `Some(prefix)` while the rest of an oversized line is being skipped.
-    discarding: Option<Bytes>,
+    /// `Some(prefix)` while the rest of an oversized line is being skipped; the prefix fills up
+    /// to [`SNIFF_PREFIX`] bytes as they arrive, whatever the size of the reads.
+    discarding: Option<BytesMut>,
 }
 
 impl LineDecoder {
@@ -58,34 +61,47 @@ impl LineDecoder {
     }
 
     /// The next complete frame in what was read so far; call until `None` after every read.
+    /// Between reads the buffer holds at most the limit plus one byte (a `\r` whose `\n` may
+    /// follow).
     pub fn next_frame(&mut self) -> Option<Frame> {
         loop {
-            if let Some(prefix) = self.discarding.take() {
-                match memchr::memchr(b'\n', &self.buf) {
-                    Some(pos) => {
-                        let _ = self.buf.split_to(pos + 1);
-                        return Some(Frame::Oversized { prefix });
+            if let Some(prefix) = &mut self.discarding {
+                let newline = memchr::memchr(b'\n', &self.buf);
+                fill(prefix, &self.buf[..newline.unwrap_or(self.buf.len())]);
+                let Some(pos) = newline else {
+                    self.buf.clear();
+                    return None;
+                };
+                self.buf.advance(pos + 1);
+                match self.discarding.take() {
+                    Some(prefix) if !prefix.is_empty() => {
+                        return Some(Frame::Oversized {
+                            prefix: prefix.freeze(),
+                        });
                     }
-                    None => {
-                        self.buf.clear();
-                        self.discarding = Some(prefix);
-                        return None;
-                    }
+                    _ => continue, // a blank line, however long
                 }
             }
             match memchr::memchr(b'\n', &self.buf[self.scanned..]) {
                 Some(rel) => {
-                    let line = self.buf.split_to(self.scanned + rel + 1).freeze();
+                    let mut line = self.buf.split_to(self.scanned + rel + 1);
+                    line.truncate(line.len() - 1);
                     self.scanned = 0;
-                    if let Some(frame) = self.frame_of(line) {
+                    if let Some(frame) = self.frame_of(line.freeze()) {
                         return Some(frame);
                     }
                 }
                 None => {
                     self.scanned = self.buf.len();
-                    if self.buf.len() > self.max {
-                        let keep = self.buf.len().min(SNIFF_PREFIX);
-                        self.discarding = Some(Bytes::copy_from_slice(&self.buf[..keep]));
+                    // Over the limit for sure: more than one byte over, or one byte over that
+                    // cannot be the `\r` of a `\r\n`.
+                    let len = self.buf.len();
+                    if len > self.max.saturating_add(1)
+                        || (len > self.max && self.buf.last() != Some(&b'\r'))
+                    {
+                        let mut prefix = BytesMut::new();
+                        fill(&mut prefix, &self.buf);
+                        self.discarding = Some(prefix);
                         self.buf.clear();
                         self.scanned = 0;
                     }
@@ -97,26 +113,104 @@ impl LineDecoder {
 
     /// At end of stream: the final line without a newline, if any.
     pub fn finish(&mut self) -> Option<Frame> {
-        if let Some(prefix) = self.discarding.take() {
-            self.buf.clear();
-            return Some(Frame::Oversized { prefix });
-        }
         self.scanned = 0;
+        if let Some(mut prefix) = self.discarding.take() {
+            fill(&mut prefix, &self.buf);
+            self.buf.clear();
+            return (!prefix.is_empty()).then(|| Frame::Oversized {
+                prefix: prefix.freeze(),
+            });
+        }
         let rest = self.buf.split().freeze();
         self.frame_of(rest)
     }
 
+    /// The frame of one whole line (without its `\n`).
     fn frame_of(&self, line: Bytes) -> Option<Frame> {
         let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
-        let end = line.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
-        if end - start > self.max {
-            let keep = (end - start).min(SNIFF_PREFIX);
+        let body = line.len() - usize::from(line.last() == Some(&b'\r'));
+        if body > self.max {
+            let end = line.len().min(start + SNIFF_PREFIX);
             return Some(Frame::Oversized {
-                prefix: line.slice(start..start + keep),
+                prefix: line.slice(start..end),
             });
         }
+        let end = line.iter().rposition(|b| !b.is_ascii_whitespace())? + 1;
         Some(Frame::Line(line.slice(start..end)))
     }
+}
+
+/// Appends the next bytes of a discarded line to its prefix: none past [`SNIFF_PREFIX`], and no
+/// white space before the first other byte.
+fn fill(prefix: &mut BytesMut, part: &[u8]) {
+    let part = if prefix.is_empty() {
+        part.trim_ascii_start()
+    } else {
+        part
+    };
+    let room = SNIFF_PREFIX - prefix.len();
+    prefix.extend_from_slice(&part[..part.len().min(room)]);
+}
+
+/// The decoder's core property, for the fuzz target `jsonl` (`fuzz/`) and its corpus replay
+/// (`tests/fuzz_corpus.rs`): decoding `data` whole, or cut at the points its first bytes choose,
+/// gives the frames of a plain reference (split on `\n`, each line without a trailing `\r`
+/// trimmed, blank lines skipped, the unterminated rest read at the end; a line longer than the
+/// limit is oversized, its prefix being its first [`SNIFF_PREFIX`] bytes after leading white
+/// space); between reads the buffer never holds more than the limit plus a pending `\r`.
+/// Panics otherwise.
+#[doc(hidden)]
+pub fn check_chunking(data: &[u8]) {
+    let (head, stream) = data.split_at(data.len().min(4));
+    let max = [0, 1, 2, 5, 16, 64, 1000, 1 << 20][head.first().map_or(0, |b| *b as usize % 8)];
+    let expected: Vec<Frame> = stream
+        .split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let body = line.strip_suffix(b"\r").unwrap_or(line);
+            let start = line.trim_ascii_start();
+            if start.is_empty() {
+                None
+            } else if body.len() > max {
+                let prefix = &start[..start.len().min(SNIFF_PREFIX)];
+                Some(Frame::Oversized {
+                    prefix: Bytes::copy_from_slice(prefix),
+                })
+            } else {
+                Some(Frame::Line(Bytes::copy_from_slice(body.trim_ascii())))
+            }
+        })
+        .collect();
+    let decode = |cuts: &[usize]| {
+        let mut dec = LineDecoder::new(max);
+        let mut frames = Vec::new();
+        let mut at = 0;
+        for (n, &cut) in cuts
+            .iter()
+            .chain(std::iter::once(&stream.len()))
+            .enumerate()
+        {
+            let cut = cut.clamp(at, stream.len());
+            if n % 2 == 0 {
+                dec.extend(&stream[at..cut]);
+            } else {
+                dec.read_buf().extend_from_slice(&stream[at..cut]);
+            }
+            frames.extend(std::iter::from_fn(|| dec.next_frame()));
+            assert!(dec.buf.len() <= max + 1, "buffer over the limit");
+            at = cut;
+        }
+        frames.extend(dec.finish());
+        assert_eq!(dec.finish(), None, "finish twice");
+        frames
+    };
+    assert_eq!(decode(&[]), expected, "whole");
+    let mut cuts: Vec<usize> = head
+        .iter()
+        .skip(1)
+        .map(|b| *b as usize * stream.len() / 256)
+        .collect();
+    cuts.sort_unstable();
+    assert_eq!(decode(&cuts), expected, "cut at {cuts:?}");
 }
 
 #[cfg(test)]
@@ -181,9 +275,14 @@ mod tests {
             assert!(dec.buf.len() <= 1000);
         }
         dec.extend(b"\"}\n{\"ok\":1}\n");
+        let got = lines(&mut dec);
+        let prefix = format!(
+            "{{\"id\":\"9\",\"result\":\"{}",
+            "x".repeat(SNIFF_PREFIX - 20)
+        );
         assert_eq!(
-            lines(&mut dec),
-            vec!["OVERSIZED:{\"id\":\"9\",\"result\":\"", "{\"ok\":1}"]
+            got,
+            vec![format!("OVERSIZED:{prefix}"), "{\"ok\":1}".into()]
         );
     }
 
@@ -195,5 +294,54 @@ mod tests {
         dec.extend(b"abcdefgh");
         assert!(lines(&mut dec).is_empty());
         assert!(matches!(dec.finish(), Some(Frame::Oversized { .. })));
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::*;
+
+    /// Found by `cargo fuzz run jsonl` in 22 runs: the prefix of an oversized line was whatever
+    /// the read that crossed the limit held (here 1 byte instead of 3), so whether its id could
+    /// be sniffed depended on where reads ended.
+    #[test]
+    fn the_prefix_of_an_oversized_line_does_not_depend_on_reads() {
+        check_chunking(b"\x10\x03\x03\x30ol$\n2222");
+        let mut dec = LineDecoder::new(2);
+        dec.extend(b"  {\"");
+        assert_eq!(dec.next_frame(), None);
+        dec.extend(b"id\":1,\"result\":2}\r\n");
+        assert_eq!(
+            dec.next_frame(),
+            Some(Frame::Oversized {
+                prefix: Bytes::from_static(b"{\"id\":1,\"result\":2}\r")
+            })
+        );
+    }
+
+    /// The verdict was taken on the trimmed line when it arrived whole, on the raw bytes when a
+    /// read ended inside it: a line of exactly the limit ending in CRLF, cut between CR and LF,
+    /// was discarded; so was a short line with white space around it.
+    #[test]
+    fn the_limit_does_not_depend_on_reads() {
+        let line = |s: &'static [u8]| Frame::Line(Bytes::from_static(s));
+        let over = |s: &'static [u8]| Frame::Oversized {
+            prefix: Bytes::from_static(s),
+        };
+        for (input, want) in [
+            (&b"1234\r\n"[..], vec![line(b"1234")]),
+            (b"  ab  \n", vec![over(b"ab  ")]),
+            (b"          \n", vec![]),
+        ] {
+            for cut in 0..input.len() {
+                let mut dec = LineDecoder::new(4);
+                let mut got = Vec::new();
+                for part in [&input[..cut], &input[cut..]] {
+                    dec.extend(part);
+                    got.extend(std::iter::from_fn(|| dec.next_frame()));
+                }
+                assert_eq!(got, want, "{input:?} cut at {cut}");
+            }
+        }
     }
 }

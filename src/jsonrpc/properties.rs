@@ -1,0 +1,313 @@
+//! The properties of [`classify`], [`our_id`], [`sniff_id`], [`is_truthy`] and the frame builders,
+//! checked against a reference built on `serde_json::Value` with the semantics of `JSON.parse`
+//! (the last of duplicate members wins, `null` is a value, numbers are read correctly rounded —
+//! serde_json's own float parsing can be an ulp off without its `float_roundtrip` feature, so
+//! the reference reads number literals with Rust's parser). Shared by the fuzz target `jsonrpc`
+//! (`fuzz/`) and its corpus replay (`tests/fuzz_corpus.rs`).
+
+use std::collections::HashMap;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::*;
+
+/// Checks every property on `data` (as a message text, as a frame's content, and as the seed of
+/// frames we build); panics on the first that does not hold.
+pub fn check_message(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let reference = reference_class(&text);
+    if let Some(expected) = &reference {
+        let got = observe(&classify(data));
+        if std::str::from_utf8(data).is_ok() {
+            assert_eq!(&got, expected, "classify");
+        } else {
+            // JavaScript would read these bytes with U+FFFD in place of invalid UTF-8; the crate
+            // may drop the message instead, but must not see anything else in it.
+            assert!(
+                got == Class::Malformed || &got == expected,
+                "classify: {got:?}"
+            );
+        }
+    }
+    if let Ok(raw) = RawValue::from_string(text.to_string())
+        && serde_json::from_str::<Value>(raw.get()).is_ok()
+    {
+        assert_eq!(our_id(&raw), reference_id(&raw), "our_id");
+        assert_eq!(is_truthy(&raw), truthy(&raw), "is_truthy");
+    }
+    match &reference {
+        Some(class) if *class != Class::Malformed && std::str::from_utf8(data).is_ok() => {
+            check_sniffing(data, class)
+        }
+        _ => {}
+    }
+    check_builders(data, &text);
+}
+
+/// What a message is, as plain values (`None` for a missing member).
+#[derive(Debug, PartialEq)]
+enum Class {
+    Malformed,
+    Ignored,
+    Notification(String, Option<Value>),
+    Request(Value, String, Option<Value>),
+    Response(Value, Result<Option<Value>, Value>),
+}
+
+fn observe(incoming: &Incoming<'_>) -> Class {
+    let value = |raw: &RawValue| serde_json::from_str::<Value>(raw.get()).expect("valid JSON");
+    match incoming {
+        Incoming::Malformed => Class::Malformed,
+        Incoming::Ignored => Class::Ignored,
+        Incoming::Notification { method, params } => {
+            Class::Notification(method.clone(), params.map(value))
+        }
+        Incoming::Request { id, method, params } => {
+            Class::Request(value(id), method.clone(), params.map(value))
+        }
+        Incoming::Response { id, outcome } => Class::Response(
+            value(id),
+            match outcome {
+                Ok(result) => Ok(result.map(value)),
+                Err(error) => Err(value(error)),
+            },
+        ),
+    }
+}
+
+/// SPEC 3.1 on the value `JSON.parse` would give; `None` when serde_json cannot build that value
+/// (nesting deeper than its limit, numbers beyond `f64`), where there is nothing to compare.
+fn reference_class(text: &str) -> Option<Class> {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(_) if serde_json::from_str::<IgnoredAny>(text).is_ok() => return None,
+        Err(_) => return Some(Class::Malformed),
+    };
+    let Value::Object(mut object) = value else {
+        return Some(Class::Ignored);
+    };
+    let raw: HashMap<String, Box<RawValue>> = serde_json::from_str(text).expect("an object");
+    let id = object.remove("id").filter(|id| !id.is_null());
+    let method = match object.remove("method") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(method)) => Some(method),
+        // A decision of the crate: a method that is not a string makes the message malformed.
+        Some(_) => return Some(Class::Malformed),
+    };
+    let params = object.remove("params");
+    Some(match (id, method) {
+        (Some(id), Some(method)) => Class::Request(id, method, params),
+        (None, Some(method)) => Class::Notification(method, params),
+        (Some(id), None) => {
+            let error = object.remove("error").filter(|_| truthy(&raw["error"]));
+            Class::Response(id, error.map_or_else(|| Ok(object.remove("result")), Err))
+        }
+        (None, None) => Class::Ignored,
+    })
+}
+
+/// JavaScript truthiness.
+fn truthy(raw: &RawValue) -> bool {
+    match serde_json::from_str(raw.get()).expect("valid JSON") {
+        Value::Null => false,
+        Value::Bool(b) => b,
+        Value::Number(_) => number(raw) != 0.0,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// A number literal's value, as JavaScript reads it (correctly rounded).
+fn number(raw: &RawValue) -> f64 {
+    raw.get().parse().expect("a JSON number is a Rust float")
+}
+
+/// The counter value an id refers to: our ids are the decimal strings of a `u64` (escaped or
+/// not); a number matches when it is a whole number below 2^53 (where JavaScript prints it as
+/// those digits), or an integer literal that fits a `u64`.
+fn reference_id(id: &RawValue) -> Option<u64> {
+    match serde_json::from_str(id.get()).expect("valid JSON") {
+        Value::String(s) => s.parse::<u64>().ok().filter(|n| n.to_string() == s),
+        Value::Number(_) => id.get().parse::<u64>().ok().or_else(|| {
+            let f = number(id);
+            (f >= 0.0 && f.fract() == 0.0 && f < 9_007_199_254_740_992.0).then_some(f as u64)
+        }),
+        _ => None,
+    }
+}
+
+/// The top-level members of an object in order, duplicates kept.
+struct Members(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// [`sniff_id`] on prefixes of a valid message finds nothing, or the id of the request the
+/// message answers: never the id of a request, notification or anything else.
+fn check_sniffing(text: &[u8], class: &Class) {
+    let Ok(Members(members)) = serde_json::from_slice::<Members>(text) else {
+        for cut in cuts(text.len()) {
+            assert_eq!(
+                sniff_id(&text[..cut]),
+                None,
+                "sniff_id in a non-object at {cut}"
+            );
+        }
+        return;
+    };
+    let has = |key: &str| members.iter().any(|(k, _)| k == key);
+    let method = members
+        .iter()
+        .any(|(k, v)| k == "method" && v.get() != "null");
+    let ids: Vec<&RawValue> = members
+        .iter()
+        .filter(|(k, _)| k == "id")
+        .map(|m| &*m.1)
+        .collect();
+    let allowed: Vec<u64> = if ids.len() > 1 || (method && (has("result") || has("error"))) {
+        // A prefix cannot know which of several ids `JSON.parse` keeps, nor that a `method`
+        // follows the `result` it has seen: any of the ids may come out.
+        ids.iter().filter_map(|id| reference_id(id)).collect()
+    } else if let (Class::Response(..), Some(id)) = (class, ids.last()) {
+        reference_id(id).into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    for cut in cuts(text.len()) {
+        if let Some(id) = sniff_id(&text[..cut]) {
+            assert!(
+                allowed.contains(&id),
+                "sniff_id found {id} at {cut}, allowed {allowed:?}"
+            );
+        }
+    }
+}
+
+/// Prefix lengths to try: all of them for short texts, about 256 spread evenly for long ones.
+fn cuts(len: usize) -> impl Iterator<Item = usize> {
+    let step = (len / 256).max(1);
+    (0..=len).step_by(step).chain(std::iter::once(len))
+}
+
+/// The frames we build parse back to what went in, are one line each, and classify as what
+/// they are; a plain response with one of our ids is found by [`sniff_id`].
+fn check_builders(data: &[u8], text: &str) {
+    let n = data
+        .iter()
+        .take(8)
+        .fold(0u64, |n, &b| n << 8 | u64::from(b));
+    let method = text;
+    let params = RawValue::from_string(text.to_string())
+        .ok()
+        .filter(|_| !text.contains('\n'));
+    let params_value = params
+        .as_ref()
+        .map_or(Value::Object(Default::default()), |p| {
+            serde_json::from_str(p.get()).unwrap_or(Value::Null)
+        });
+    let representable = params
+        .as_ref()
+        .is_none_or(|p| serde_json::from_str::<Value>(p.get()).is_ok());
+    let one_line = |frame: &[u8]| {
+        let (line, end) = frame.split_at(frame.len() - 1);
+        assert_eq!(end, b"\n");
+        assert!(!line.contains(&b'\n'), "a frame is one line");
+        line.to_vec()
+    };
+
+    let request = one_line(&request_frame(n, method, params.as_ref().map(|p| p.get())));
+    let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{n}\",\"method\":");
+    assert!(request.starts_with(head.as_bytes()), "request key order");
+    for cut in cuts(request.len()) {
+        assert_eq!(
+            sniff_id(&request[..cut]),
+            None,
+            "sniff_id in our request at {cut}"
+        );
+    }
+    match classify(&request) {
+        Incoming::Request { id, .. } => assert_eq!(our_id(id), Some(n)),
+        other => panic!("request classified as {other:?}"),
+    }
+
+    let notification = one_line(&notification_frame(
+        method,
+        params.as_ref().map(|p| p.get()),
+    ));
+    let cancelled = one_line(&cancelled_frame(n, text));
+    let cancel_params = serde_json::json!({ "requestId": n.to_string(), "reason": text });
+    if representable {
+        let id = Value::String(n.to_string());
+        assert_eq!(
+            observe(&classify(&request)),
+            Class::Request(id, method.into(), Some(params_value.clone()))
+        );
+        assert_eq!(
+            observe(&classify(&notification)),
+            Class::Notification(method.into(), Some(params_value.clone()))
+        );
+    }
+    assert_eq!(
+        observe(&classify(&cancelled)),
+        Class::Notification("notifications/cancelled".into(), Some(cancel_params))
+    );
+
+    // A server's answer to request `n`: found in any prefix that reaches its `result`.
+    let result = params.as_ref().map_or("{}", |p| p.get());
+    let known = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{n}\",\"result\":");
+    let answer = format!("{known}{result}}}");
+    for cut in cuts(answer.len()).filter(|&cut| cut >= known.len()) {
+        assert_eq!(
+            sniff_id(&answer.as_bytes()[..cut]),
+            Some(n),
+            "answer cut at {cut}"
+        );
+    }
+    let reply = one_line(&reply_frame(&format!("\"{n}\""), Ok(result)));
+    match classify(&reply) {
+        Incoming::Response {
+            id,
+            outcome: Ok(Some(r)),
+        } => {
+            assert_eq!(our_id(id), Some(n));
+            assert_eq!(r.get(), result.trim());
+        }
+        other => panic!("reply classified as {other:?}"),
+    }
+    let refusal = one_line(&reply_frame(&n.to_string(), Err(METHOD_NOT_FOUND)));
+    match classify(&refusal) {
+        Incoming::Response {
+            id,
+            outcome: Err(e),
+        } => {
+            assert_eq!(our_id(id), Some(n), "a number matches");
+            assert_eq!(e.get(), METHOD_NOT_FOUND);
+        }
+        other => panic!("refusal classified as {other:?}"),
+    }
+    if n < 1 << 53 {
+        for number in [format!("{n}.0"), format!("{n}e0"), format!("{n}.000E+0")] {
+            let raw = RawValue::from_string(number).expect("a JSON number");
+            assert_eq!(our_id(&raw), Some(n), "{raw}");
+        }
+    }
+}
