@@ -8,18 +8,30 @@ const os = require('node:os')
 const path = require('node:path')
 const native = require('../native.js')
 
+/** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
+/** @typedef {import('../index.js').SourceMeta} SourceMeta */
+/** @typedef {import('../config.js').LoadMCPConfigsOptions} LoadMCPConfigsOptions */
+/** @typedef {import('../config.js').LoadMCPConfigsResult} LoadMCPConfigsResult */
+/** @typedef {import('../config.js').ExaFilterResult} ExaFilterResult */
+/** What the Rust checks may see of a config: any object, read loosely. */
+/** @typedef {Record<string, any> | null | undefined} AnyConfig */
+
 /** `~`: `$HOME` first, as Node's `os.homedir()` does (Bun's ignores a changed `$HOME`). */
 function homeDir() {
   return process.env.HOME || os.homedir()
 }
 
-/** Calls `logger.warn(message)`; a missing, throwing or rejecting logger never reaches the caller. */
+/**
+ * Calls `logger.warn(message)`; a missing, throwing or rejecting logger never reaches the caller.
+ * @param {LoadMCPConfigsOptions['logger']} logger
+ * @param {string} message
+ */
 function warn(logger, message) {
   try {
     const fn = logger?.warn
     if (typeof fn !== 'function') return
-    const out = fn.call(logger, message)
-    if (out && typeof out.then === 'function') out.then(undefined, () => {})
+    // A logger that returns a promise may reject: that rejection is handled here.
+    Promise.resolve(/** @type {unknown} */ (fn.call(logger, message))).catch(() => {})
   } catch {
     // a broken logger loses the line, nothing else
   }
@@ -29,13 +41,18 @@ function warn(logger, message) {
  * SPEC 7.1: every configured server of the project `cwd`, from every discovery source, with
  * precedence, `${VAR}` expansion, `enabled`, `disabledServers` and Exa filtering. Never rejects
  * for a file problem: those are `warnings` (also given to `options.logger.warn`).
+ * @param {string} cwd
+ * @param {LoadMCPConfigsOptions} [options]
+ * @returns {Promise<LoadMCPConfigsResult & { warnings: string[] }>}
  */
 async function loadAllMCPConfigs(cwd, options) {
   const o = options ?? {}
   const discovery = {
     enableProjectConfig: o.enableProjectConfig !== false,
     filterExa: o.filterExa === undefined ? true : Boolean(o.filterExa),
-    disabledProviders: Array.isArray(o.disabledProviders) ? o.disabledProviders.filter((id) => typeof id === 'string') : [],
+    disabledProviders: Array.isArray(o.disabledProviders)
+      ? o.disabledProviders.filter((/** @type {unknown} */ id) => typeof id === 'string')
+      : [],
   }
   const text = await native.loadAllMcpConfigs(
     path.resolve(String(cwd)),
@@ -51,6 +68,7 @@ async function loadAllMCPConfigs(cwd, options) {
 /**
  * `type` for the Exa rules: as written when it is a string, absent when absent or `null`, and
  * any other value as a stand-in that is neither a transport nor absent.
+ * @param {AnyConfig} config
  */
 function typeOf(config) {
   const t = config?.type
@@ -60,32 +78,49 @@ function typeOf(config) {
 /**
  * SPEC 7.6 `validateServerConfig`: the problems of one config, in order (empty: none). Only
  * `type` (as its string) and whether `command` and `url` are set cross to Rust: no values.
+ * @param {string} name
+ * @param {MCPServerConfig} config
+ * @returns {string[]}
  */
 function validateServerConfig(name, config) {
+  /** @type {Record<string, any>} */
   const c = config ?? {}
   const t = c.type === undefined || c.type === null ? undefined : String(c.type)
   const view = { type: t, command: Boolean(c.command), url: Boolean(c.url) }
   return native.validateServerConfig(String(name), JSON.stringify(view))
 }
 
-/** What the Exa rules read of a config: `type`, a string `url`, string `args`, a string `env.EXA_API_KEY`. */
+/**
+ * What the Exa rules read of a config: `type`, a string `url`, string `args`, a string `env.EXA_API_KEY`.
+ * @param {AnyConfig} config
+ */
 function exaView(config) {
+  /** @type {Record<string, any>} */
   const c = config ?? {}
   const key = c.env?.EXA_API_KEY
   return {
     type: typeOf(c),
     url: typeof c.url === 'string' ? c.url : undefined,
-    args: Array.isArray(c.args) ? c.args.map((a) => (typeof a === 'string' ? a : null)) : undefined,
+    args: Array.isArray(c.args) ? c.args.map((/** @type {unknown} */ a) => (typeof a === 'string' ? a : null)) : undefined,
     env: typeof key === 'string' ? { EXA_API_KEY: key } : undefined,
   }
 }
 
-/** SPEC 7.6 `isExaMCPServer`: named `exa`, or its url (http/sse) or an arg (stdio) names `mcp.exa.ai`. */
+/**
+ * SPEC 7.6 `isExaMCPServer`: named `exa`, or its url (http/sse) or an arg (stdio) names `mcp.exa.ai`.
+ * @param {string} name
+ * @param {MCPServerConfig} config
+ * @returns {boolean}
+ */
 function isExaMCPServer(name, config) {
   return native.isExaMcpServer(String(name), JSON.stringify(exaView(config)))
 }
 
-/** SPEC 7.6 `extractExaApiKey`: the `exaApiKey=` of the url or args, or `env.EXA_API_KEY`. */
+/**
+ * SPEC 7.6 `extractExaApiKey`: the `exaApiKey=` of the url or args, or `env.EXA_API_KEY`.
+ * @param {MCPServerConfig} config
+ * @returns {string | undefined}
+ */
 function extractExaApiKey(config) {
   return native.extractExaApiKey(JSON.stringify(exaView(config))) ?? undefined
 }
@@ -93,13 +128,19 @@ function extractExaApiKey(config) {
 /**
  * SPEC 7.6 `filterExaMCPServers`: the configs without Exa servers (the same objects), their keys
  * in order (duplicates kept), and the sources of the names that remain.
+ * @param {Record<string, MCPServerConfig>} configs
+ * @param {Record<string, SourceMeta>} sources
+ * @returns {ExaFilterResult}
  */
 function filterExaMCPServers(configs, sources) {
   const views = Object.create(null)
   for (const [name, config] of Object.entries(configs ?? {})) views[name] = exaView(config)
+  /** @type {{ removed: string[], exaApiKeys: string[] }} */
   const { removed, exaApiKeys } = JSON.parse(native.findExaMcpServers(JSON.stringify(views)))
   const gone = new Set(removed)
+  /** @type {Record<string, MCPServerConfig>} */
   const kept = {}
+  /** @type {Record<string, SourceMeta>} */
   const keptSources = {}
   for (const [name, config] of Object.entries(configs ?? {})) {
     if (gone.has(name)) continue
