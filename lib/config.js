@@ -4,9 +4,9 @@
 // project directory, `~` and `process.env`, parses the answer and gives each warning to the
 // caller's logger.
 
-const os = require('node:os')
 const path = require('node:path')
 const native = require('../native.js')
+const { homeDir } = require('./agent-dir.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').SourceMeta} SourceMeta */
@@ -15,11 +15,6 @@ const native = require('../native.js')
 /** @typedef {import('../config.js').ExaFilterResult} ExaFilterResult */
 /** What the Rust checks may see of a config: any object, read loosely. */
 /** @typedef {Record<string, any> | null | undefined} AnyConfig */
-
-/** `~`: `$HOME` first, as Node's `os.homedir()` does (Bun's ignores a changed `$HOME`). */
-function homeDir() {
-  return process.env.HOME || os.homedir()
-}
 
 /**
  * Calls `logger.warn(message)`; a missing, throwing or rejecting logger never reaches the caller.
