@@ -479,6 +479,8 @@ export {
   getMCPConfigPath,
 } from './config-writer'
 export { discoverAndLoadMCPTools } from './loader'
+export { loadAllMCPConfigs, validateServerConfig, isExaMCPServer, filterExaMCPServers, extractExaApiKey } from './config'
+export type { LoadMCPConfigsOptions, LoadMCPConfigsResult, ExaFilterResult, MCPConfigProviderId } from './config'
 export type { MCPToolsLoadOptions, MCPToolsLoadResult, LoadedMCPTool, AgentStorage } from './loader'
 
 export interface AuthStorage {
@@ -528,7 +530,7 @@ export interface MCPToolFactory<TTool = Tool> {
 
 /** [beyond] Options of `MCPManager` (each part of the agent the reference depended on). */
 export interface MCPManagerOptions<TTool = Tool> extends MCPHandshakeOptions {
-  /** Default: `<cwd>/.mcp.json` (project) and `~/.mcp.json` (user). */
+  /** Default: `loadAllMCPConfigs` (SPEC 7: every discovery source; warnings go to `logger.warn`). */
   loadConfigs?: (
     cwd: string,
     options: { enableProjectConfig: boolean; filterExa: boolean; disabledProviders?: string[] },

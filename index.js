@@ -10,6 +10,7 @@ const toolBridge = require('./lib/tool-bridge.js')
 const toolCache = require('./lib/tool-cache.js')
 const configWriter = require('./lib/config-writer.js')
 const loader = require('./lib/loader.js')
+const config = require('./lib/config.js')
 
 exports.StdioTransport = core.StdioTransport
 exports.createStdioTransport = core.createStdioTransport
@@ -42,6 +43,11 @@ exports.getMCPServer = configWriter.getMCPServer
 exports.listMCPServers = configWriter.listMCPServers
 exports.getMCPConfigPath = configWriter.getMCPConfigPath
 exports.discoverAndLoadMCPTools = loader.discoverAndLoadMCPTools
+exports.loadAllMCPConfigs = config.loadAllMCPConfigs
+exports.validateServerConfig = config.validateServerConfig
+exports.isExaMCPServer = config.isExaMCPServer
+exports.filterExaMCPServers = config.filterExaMCPServers
+exports.extractExaApiKey = config.extractExaApiKey
 
 /**
  * Type check only (no code): this module's exports match the declarations users see (index.d.ts).

@@ -16,10 +16,15 @@ export type {
 export declare function createMCPToolName(serverName: string, toolName: string): string
 /** [beyond] SPEC 6.2 text of a tool result. */
 export declare function formatToolResult(result: MCPToolCallResult): string
-/** [beyond] The default `loadConfigs`. */
+/** [beyond] The default `loadConfigs`: `loadAllMCPConfigs` (SPEC 7). */
 export declare function loadConfigs(
   cwd: string,
-  options?: { enableProjectConfig?: boolean; filterExa?: boolean },
+  options?: {
+    enableProjectConfig?: boolean
+    filterExa?: boolean
+    disabledProviders?: string[]
+    logger?: { warn(message: string): void }
+  },
 ): Promise<MCPLoadedConfigs>
 /** [beyond] The default `resolveConfigValue`. */
 export declare function resolveConfigValue(value: string): Promise<string | undefined>

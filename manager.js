@@ -4,8 +4,8 @@
 // validation, tool names and `!command` values run in Rust (src/config.rs); this file wires the
 // injectable parts (tool cache, tool factory, logger, auth storage) that are JS objects.
 
-const os = require('node:os')
 const native = require('./native.js')
+const { loadAllMCPConfigs } = require('./lib/config.js')
 const { MCPClient, DEFAULT_CAPABILITIES } = require('./client.js')
 const toolBridge = require('./lib/tool-bridge.js')
 const { makeError, nativeConfig, safeString, swallow } = require('./core.js')
@@ -106,20 +106,13 @@ function messageOf(err) {
 }
 
 /**
- * SPEC 6 default `loadConfigs`: `<cwd>/.mcp.json` and `~/.mcp.json`.
+ * SPEC 6 default `loadConfigs`: discovery from every source of SPEC 7 (`loadAllMCPConfigs`).
  * @param {string} cwd
- * @param {{ enableProjectConfig?: boolean, filterExa?: boolean, disabledProviders?: string[] }} [options]
+ * @param {import('./config.js').LoadMCPConfigsOptions} [options]
  * @returns {Promise<MCPLoadedConfigs>}
  */
-async function loadConfigs(cwd, options) {
-  const o = options || {}
-  // $HOME first, as Node's os.homedir() does (Bun's ignores a changed $HOME).
-  const home = process.env.HOME || os.homedir()
-  const text = native.loadMcpConfigs(String(cwd), home, o.enableProjectConfig !== false, o.filterExa !== false)
-  /** @type {MCPLoadedConfigs & { error?: import('./core.js').ErrorDescriptor }} */
-  const loaded = JSON.parse(text)
-  if (loaded.error) throw makeError(loaded.error)
-  return loaded
+function loadConfigs(cwd, options) {
+  return loadAllMCPConfigs(cwd, options)
 }
 
 // `!command` results for this process. Concurrent callers share one run; only a value is kept
@@ -194,11 +187,15 @@ class MCPManager {
     this.onNotification = o.onNotification
     /** [beyond] `(serverName, status, error?)`: "connecting" | "connected" | "disconnected". */
     this.onServerStatus = o.onServerStatus
-    this._loadConfigs = o.loadConfigs ?? loadConfigs
     // Without a toolFactory, TTool is the default, Tool: the tool bridge's objects.
     this._toolFactory = o.toolFactory ?? /** @type {MCPToolFactory<TTool>} */ (/** @type {unknown} */ (toolFactoryFor(o.renderer)))
     this._resolveValue = o.resolveConfigValue ?? resolveConfigValue
     this._logger = safeLogger(o.logger ?? silentLogger)
+    // The default discovery's warnings (unreadable or broken files) go to the manager's logger.
+    this._loadConfigs =
+      o.loadConfigs ??
+      ((/** @type {string} */ cwd, /** @type {import('./config.js').LoadMCPConfigsOptions} */ opts) =>
+        loadAllMCPConfigs(cwd, { ...opts, logger: this._logger }))
     this._disabledProviders = o.disabledProviders
     /** [beyond] `(serverName, method, params)`: answers server→client requests of every server. */
     this._onRequest = typeof o.onRequest === 'function' ? o.onRequest : undefined

@@ -46,4 +46,7 @@ export type {
   MCPReconnectOptions,
   MCPConnectOptions,
   MCPClientOptions,
+  LoadMCPConfigsOptions,
+  LoadMCPConfigsResult,
+  ExaFilterResult,
 } from './index'

@@ -420,7 +420,7 @@ describe('prepareConfig (6.3)', () => {
   })
 })
 
-describe('discovery (.mcp.json)', () => {
+describe('discovery (SPEC 7 through loadAllMCPConfigs)', () => {
   function tempProject(project, user) {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-native-disc-'))
     const home = join(dir, 'home')
@@ -428,7 +428,11 @@ describe('discovery (.mcp.json)', () => {
     mkdirSync(home)
     mkdirSync(cwd)
     if (project) writeFileSync(join(cwd, '.mcp.json'), typeof project === 'string' ? project : JSON.stringify(project))
-    if (user) writeFileSync(join(home, '.mcp.json'), JSON.stringify(user))
+    // The agent's own user file (~/.omp/agent/mcp.json); ~/.mcp.json is not a SPEC 7 source.
+    if (user) {
+      mkdirSync(join(home, '.omp', 'agent'), { recursive: true })
+      writeFileSync(join(home, '.omp', 'agent', 'mcp.json'), JSON.stringify(user))
+    }
     return { dir, home, cwd }
   }
   async function withHome(home, fn) {
@@ -450,12 +454,14 @@ describe('discovery (.mcp.json)', () => {
           exa: { type: 'http', url: 'https://mcp.exa.ai/mcp?exaApiKey=KEY1' },
         },
       },
-      { mcpServers: { usr: fixture(), proj: { command: '/never/used' }, hidden: fixture() }, disabledServers: ['hidden'] },
+      // (precedence between providers and levels is config.test.mjs's subject)
+      { mcpServers: { usr: fixture(), hidden: fixture() }, disabledServers: ['hidden'] },
     )
     try {
       const { manager, result } = await withHome(home, () => createMCPManager(cwd))
       managers.push(manager)
-      expect(result.connectedServers).toEqual(['proj', 'usr'])
+      // In precedence order: the agent's own files (native) before mcp.json.
+      expect(result.connectedServers).toEqual(['usr', 'proj'])
       expect(result.exaApiKeys).toEqual(['KEY1'])
       expect([...result.errors]).toEqual([])
       expect(manager.getSource('proj')).toEqual({
@@ -476,12 +482,16 @@ describe('discovery (.mcp.json)', () => {
     }
   })
 
-  it('a file that is not JSON rejects naming it', async () => {
-    const { dir, home, cwd } = tempProject('{ "mcpServers": ', null)
+  it('a file that is not JSON is a warning to the logger naming it; the others still load', async () => {
+    const { dir, home, cwd } = tempProject('{ "mcpServers": ', { mcpServers: { usr: fixture() } })
+    const warnings = []
+    const logger = { error() {}, debug() {}, warn: (...args) => warnings.push(args.join(' ')) }
     try {
-      const { error } = await settle(withHome(home, () => createMCPManager(cwd)))
-      expect(error.message).toContain(join(cwd, '.mcp.json'))
-      expect(error.message).toMatch(/not valid JSON/)
+      const { manager, result } = await withHome(home, () => createMCPManager(cwd, { logger }))
+      managers.push(manager)
+      expect(result.connectedServers).toEqual(['usr'])
+      const warning = warnings.find((w) => w.includes(join(cwd, '.mcp.json')))
+      expect(warning).toMatch(/^\[MCP Config\] Failed to parse JSON in /)
     } finally {
       rmSync(dir, { recursive: true })
     }

@@ -7,7 +7,8 @@
 //!   and [`framing::sse`] (the bounded event-stream decoder, HTTP).
 //! - [`transport`]: I/O and lifecycle — events and the pending-request table they share,
 //!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
-//! - [`config`]: `.mcp.json` discovery, config validation, tool names, `!command` values.
+//! - [`config`]: discovery of every configured server (SPEC 7), validation, Exa detection, tool
+//!   names, `!command` values.
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
 //! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
 //! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.

@@ -21,6 +21,7 @@ targets! {
     sse: mcp_native::framing::sse::check_chunking,
     jsonl: mcp_native::framing::jsonl::check_chunking,
     jsonrpc: mcp_native::jsonrpc::check_message,
+    config: mcp_native::config::fuzz_check,
 }
 
 fn fuzz_dir() -> &'static Path {

@@ -1,15 +1,17 @@
-//! Config discovery, validation, tool names and `!command` values (`crate::config`) for
-//! `manager.js`. Results cross as JSON text or plain strings.
+//! Config discovery, validation, Exa detection, tool names and `!command` values
+//! (`crate::config`) for `lib/config.js` and `manager.js`. Configs cross as JSON text both ways;
+//! errors never quote a config value (it may be a secret).
 
 use std::path::Path;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 use super::convert::millis;
-use super::errors::{descriptor, guard, promise};
+use super::errors::{guard, js_error, promise};
 use crate::config;
+use crate::error::Error;
 
 /// SPEC 6.2 `createMCPToolName(server, tool)`: `mcp_<server part>_<tool part>`.
 #[napi]
@@ -17,37 +19,81 @@ pub fn mcp_tool_name(env: Env, server: String, tool: String) -> Result<String> {
     guard(&env, || Ok(config::tool_name(&server, &tool)))
 }
 
-/// SPEC 6 validation of one server config (JSON text): the error messages, in order.
+/// SPEC 6 / 7.6 `validateServerConfig`: the error messages for one server config (JSON text),
+/// in order.
 #[napi]
 pub fn validate_server_config(env: Env, name: String, config_json: String) -> Result<Vec<String>> {
     guard(&env, || {
-        Ok(match serde_json::from_str(&config_json) {
-            Ok(value) => config::validate(&name, &value),
-            Err(_) => config::validate(&name, &serde_json::Value::Null),
+        Ok(config::validate(&name, &parse_or_null(&config_json)))
+    })
+}
+
+/// SPEC 7 `loadAllMCPConfigs`: every configured server of the project `cwd` (absolute), with
+/// `home` as `~`, `envJson` the process environment as a JSON object of strings, and `optionsJson`
+/// `{ enableProjectConfig?, filterExa?, disabledProviders? }`. Resolves with JSON text
+/// `{ configs, sources, exaApiKeys, warnings }`; file problems are warnings, never rejections.
+/// The files are read on a blocking-pool thread: the JS thread and the I/O thread never wait.
+#[napi(ts_return_type = "Promise<string>")]
+pub fn load_all_mcp_configs<'env>(
+    env: &'env Env,
+    cwd: String,
+    home: String,
+    env_json: String,
+    options_json: String,
+) -> Result<Object<'env>> {
+    guard(env, || {
+        let vars = parse_env(&env_json);
+        let options: config::LoadOptions = serde_json::from_str(&options_json).map_err(|_| {
+            js_error(
+                env,
+                &Error::InvalidConfig("discovery options are not a valid options object".into()),
+            )
+        })?;
+        promise(env, async move {
+            let load = move || {
+                let loaded = config::load_all(Path::new(&cwd), Path::new(&home), &vars, &options);
+                serde_json::to_string(&loaded).unwrap_or_else(|_| "{}".into())
+            };
+            tokio::task::spawn_blocking(load)
+                .await
+                .map_err(|_| Error::Internal("config discovery stopped unexpectedly".into()))
         })
     })
 }
 
-/// SPEC 6 default `loadConfigs`: JSON text `{ configs, sources, exaApiKeys }`, or
-/// `{ error: <descriptor> }` when a config file cannot be read or parsed.
+/// SPEC 7.6 `isExaMCPServer(name, config)` (config as JSON text).
 #[napi]
-pub fn load_mcp_configs(
-    env: Env,
-    cwd: String,
-    home: Option<String>,
-    enable_project_config: bool,
-    filter_exa: bool,
-) -> Result<String> {
+pub fn is_exa_mcp_server(env: Env, name: String, config_json: String) -> Result<bool> {
     guard(&env, || {
-        let options = config::LoadOptions {
-            enable_project_config,
-            filter_exa,
+        Ok(config::is_exa_server(&name, &parse_or_null(&config_json)))
+    })
+}
+
+/// SPEC 7.6 `extractExaApiKey(config)` (config as JSON text): the key, or nothing.
+#[napi]
+pub fn extract_exa_api_key(env: Env, config_json: String) -> Result<Option<String>> {
+    guard(&env, || {
+        Ok(config::extract_exa_api_key(&parse_or_null(&config_json)))
+    })
+}
+
+/// SPEC 7.6 `filterExaMCPServers`, the decision part: for `configsJson` (an object of configs by
+/// name), JSON text `{ removed: [names], exaApiKeys: [keys] }`. `lib/config.js` builds the result
+/// from the caller's own objects, so the configs it keeps are the very same objects.
+#[napi]
+pub fn find_exa_mcp_servers(env: Env, configs_json: String) -> Result<String> {
+    guard(&env, || {
+        let configs = match serde_json::from_str(&configs_json) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
         };
-        let loaded = config::load_configs(Path::new(&cwd), home.as_deref().map(Path::new), options);
-        Ok(match loaded {
-            Ok(l) => serde_json::to_string(&l).unwrap_or_else(|_| "{}".into()),
-            Err(e) => json!({ "error": descriptor(&e) }).to_string(),
-        })
+        let names: Vec<String> = configs.keys().cloned().collect();
+        let filtered = config::filter_exa_servers(configs, &Map::new());
+        let removed: Vec<&String> = names
+            .iter()
+            .filter(|n| !filtered.configs.contains_key(*n))
+            .collect();
+        Ok(json!({ "removed": removed, "exaApiKeys": filtered.exa_api_keys }).to_string())
     })
 }
 
@@ -66,4 +112,23 @@ pub fn run_value_command<'env>(
             Ok(config::run_value_command(&command, timeout).await)
         })
     })
+}
+
+/// A config from JS as JSON; text that is not JSON is `null` (every check then fails cleanly).
+fn parse_or_null(json: &str) -> Value {
+    serde_json::from_str(json).unwrap_or(Value::Null)
+}
+
+/// `process.env` as JSON: its string values (anything else is not an environment value).
+fn parse_env(json: &str) -> config::EnvVars {
+    match serde_json::from_str(json) {
+        Ok(Value::Object(map)) => map
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                Value::String(s) => Some((k, s)),
+                _ => None,
+            })
+            .collect(),
+        _ => config::EnvVars::new(),
+    }
 }
