@@ -8,6 +8,7 @@
 //! - [`transport`]: I/O and lifecycle — events and the pending-request table they share,
 //!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
 //! - [`config`]: `.mcp.json` discovery, config validation, tool names, `!command` values.
+//! - [`net`]: the one HTTP client setup (proxies from the environment, `NODE_EXTRA_CA_CERTS`).
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
 //! - `binding`: the only module that imports napi; thin convert → delegate → convert, with every
 //!   exported call guarded against panics.
@@ -16,6 +17,7 @@ pub mod config;
 pub mod error;
 pub mod framing;
 pub mod jsonrpc;
+pub mod net;
 pub mod runtime;
 pub mod transport;
 

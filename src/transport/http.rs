@@ -114,7 +114,7 @@ pub struct HttpTransport {
 impl HttpTransport {
     /// A transport for `config`; events go to `sink`. No I/O until a message is sent.
     pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
-        let client = reqwest::Client::builder()
+        let client = crate::net::client_builder()
             .pool_idle_timeout(Duration::from_secs(90))
             .build()
             .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))?;
