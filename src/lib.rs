@@ -9,6 +9,8 @@
 //!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
 //! - [`config`]: `.mcp.json` discovery, config validation, tool names, `!command` values.
 //! - [`net`]: the one HTTP client setup (proxies from the environment, `NODE_EXTRA_CA_CERTS`).
+//! - [`oauth`]: OAuth — shared pieces (PKCE, loopback callback listener, bounded requests) and
+//!   the reference's discovery and login flow (SPEC 8.6, 8.7).
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
 //! - `binding`: the only module that imports napi; thin convert → delegate → convert, with every
 //!   exported call guarded against panics.
@@ -18,6 +20,7 @@ pub mod error;
 pub mod framing;
 pub mod jsonrpc;
 pub mod net;
+pub mod oauth;
 pub mod runtime;
 pub mod transport;
 

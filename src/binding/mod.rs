@@ -8,6 +8,7 @@ pub mod config;
 mod convert;
 mod errors;
 mod http;
+pub mod oauth;
 mod sink;
 mod stdio;
 
