@@ -27,8 +27,9 @@ pub const CALLBACK_TIMEOUT: Duration = Duration::from_secs(120);
 /// `client_name` of a dynamic registration.
 pub const CLIENT_NAME: &str = "oh-my-pi MCP";
 
-/// `MCPOAuthConfig` as the JS side hands it over (strings only; absent is `None`).
-#[derive(Debug, Clone, Default, Deserialize)]
+/// `MCPOAuthConfig` as the JS side hands it over (strings only; absent is `None`). `Debug`
+/// never prints the client secret.
+#[derive(Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FlowConfig {
     /// Where the browser is sent.
@@ -44,6 +45,21 @@ pub struct FlowConfig {
     /// Space-separated scopes for the authorization URL.
     #[serde(default)]
     pub scopes: Option<String>,
+}
+
+impl std::fmt::Debug for FlowConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlowConfig")
+            .field("authorization_url", &self.authorization_url)
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("scopes", &self.scopes)
+            .finish()
+    }
 }
 
 /// The RFC 7591 request body, fields in the reference's order.
@@ -467,6 +483,34 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(flow.client_id(), None);
+    }
+
+    #[tokio::test]
+    async fn pasted_codes() {
+        let flow = Flow::start(config("http://127.0.0.1:9/a"), 0)
+            .await
+            .unwrap();
+        let other = Some("0".repeat(32));
+        assert_eq!(
+            flow.supply_code("c".into(), other).unwrap_err().to_string(),
+            "State mismatch - possible CSRF attack"
+        );
+        assert_eq!(
+            flow.supply_code(String::new(), None)
+                .unwrap_err()
+                .to_string(),
+            "Missing authorization code"
+        );
+        // Without a state, or with ours (or an empty one), the code is taken.
+        flow.supply_code("c1".into(), None).unwrap();
+        flow.supply_code("c2".into(), Some(String::new())).unwrap();
+        flow.supply_code("c3".into(), Some(flow.state.clone()))
+            .unwrap();
+        assert_eq!(lock(&flow.code).as_deref(), Some("c3"));
+        let mut secret = config("x");
+        secret.client_secret = Some("hush".into());
+        assert!(!format!("{secret:?}").contains("hush"));
+        flow.stop().await;
     }
 
     #[tokio::test]

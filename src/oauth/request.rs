@@ -14,8 +14,8 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// few KiB). A longer body fails the request with [`RequestError::TooLarge`].
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// An HTTP answer (any status).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An HTTP answer (any status). `Debug` shows the body's length only: it may hold tokens.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Reply {
     /// The status code.
     pub status: u16,
@@ -33,6 +33,15 @@ impl Reply {
     /// The body parsed as JSON, if it is JSON.
     pub fn json(&self) -> Option<serde_json::Value> {
         serde_json::from_str(&self.body).ok()
+    }
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply")
+            .field("status", &self.status)
+            .field("body_bytes", &self.body.len())
+            .finish()
     }
 }
 
