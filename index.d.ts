@@ -481,6 +481,10 @@ export {
 export { discoverAndLoadMCPTools } from './loader'
 export { loadAllMCPConfigs, validateServerConfig, isExaMCPServer, filterExaMCPServers, extractExaApiKey } from './config'
 export type { LoadMCPConfigsOptions, LoadMCPConfigsResult, ExaFilterResult, MCPConfigProviderId } from './config'
+export { analyzeAuthError, detectAuthError, discoverOAuthEndpoints, extractOAuthEndpoints } from './oauth-discovery'
+export type { AuthDetectionResult, OAuthEndpoints, DiscoverOAuthEndpointsOptions } from './oauth-discovery'
+export { MCPOAuthFlow } from './oauth-flow'
+export type { MCPOAuthConfig, OAuthController, OAuthCredentials, MCPOAuthFlowOptions } from './oauth-flow'
 export type { MCPToolsLoadOptions, MCPToolsLoadResult, LoadedMCPTool, AgentStorage } from './loader'
 
 export interface AuthStorage {

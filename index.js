@@ -11,6 +11,8 @@ const toolCache = require('./lib/tool-cache.js')
 const configWriter = require('./lib/config-writer.js')
 const loader = require('./lib/loader.js')
 const config = require('./lib/config.js')
+const oauthDiscovery = require('./lib/oauth-discovery.js')
+const oauthFlow = require('./lib/oauth-flow.js')
 
 exports.StdioTransport = core.StdioTransport
 exports.createStdioTransport = core.createStdioTransport
@@ -48,6 +50,11 @@ exports.validateServerConfig = config.validateServerConfig
 exports.isExaMCPServer = config.isExaMCPServer
 exports.filterExaMCPServers = config.filterExaMCPServers
 exports.extractExaApiKey = config.extractExaApiKey
+exports.analyzeAuthError = oauthDiscovery.analyzeAuthError
+exports.detectAuthError = oauthDiscovery.detectAuthError
+exports.discoverOAuthEndpoints = oauthDiscovery.discoverOAuthEndpoints
+exports.extractOAuthEndpoints = oauthDiscovery.extractOAuthEndpoints
+exports.MCPOAuthFlow = oauthFlow.MCPOAuthFlow
 
 /**
  * Type check only (no code): this module's exports match the declarations users see (index.d.ts).

@@ -49,4 +49,10 @@ export type {
   LoadMCPConfigsOptions,
   LoadMCPConfigsResult,
   ExaFilterResult,
+  MCPToolDetails,
+  MCPToolsLoadOptions,
+  MCPToolsLoadResult,
+  AuthDetectionResult,
+  OAuthEndpoints,
+  MCPOAuthConfig,
 } from './index'

@@ -135,6 +135,54 @@ pub enum Error {
     /// The server answered `initialize` with a protocol revision this client does not speak.
     #[error("Unsupported protocol version: {0}")]
     UnsupportedProtocol(String),
+    /// The caller gave up on the work (its `AbortSignal` fired). The JS side rejects with its own
+    /// error (the signal's reason, or SPEC 8.7's `OAuth callback cancelled: …`) at once, so this
+    /// message only ends the Rust side.
+    #[error("Aborted")]
+    Aborted,
+    /// OAuth flow (SPEC 8.7): the authorization server redirected back with `error`; the text
+    /// is its `error_description`, or else the `error` code.
+    #[error("Authorization failed: {0}")]
+    AuthorizationFailed(String),
+    /// OAuth flow (SPEC 8.7): the redirect carried no `code`.
+    #[error("Missing authorization code")]
+    MissingAuthorizationCode,
+    /// OAuth flow (SPEC 8.7): the redirect's `state` is not the one this flow sent.
+    #[error("State mismatch - possible CSRF attack")]
+    StateMismatch,
+    /// OAuth flow (SPEC 8.7): the token endpoint refused the code, did not answer in time, or
+    /// could not be reached.
+    #[error("Token exchange failed: {0}")]
+    TokenExchange(TokenExchangeFailure),
+}
+
+/// Why an authorization code could not be exchanged for tokens ([`Error::TokenExchange`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenExchangeFailure {
+    /// A non-2xx answer: `<status> <body>` (the body as the server sent it).
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The answer's body text.
+        body: String,
+    },
+    /// No whole answer within the deadline: `timeout after <ms>ms`.
+    Timeout {
+        /// The deadline in milliseconds.
+        ms: u64,
+    },
+    /// The request failed or the answer was unreadable (the cause, without the URL).
+    Failed(String),
+}
+
+impl fmt::Display for TokenExchangeFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenExchangeFailure::Status { status, body } => write!(f, "{status} {body}"),
+            TokenExchangeFailure::Timeout { ms } => write!(f, "timeout after {ms}ms"),
+            TokenExchangeFailure::Failed(cause) => f.write_str(cause),
+        }
+    }
 }
 
 impl Error {
@@ -162,6 +210,13 @@ impl Error {
             Error::Internal(_) => "MCP_INTERNAL",
             Error::Fs { errno, .. } => errno,
             Error::Store(_) => "MCP_STORE_ERROR",
+            Error::Aborted => "MCP_ABORTED",
+            Error::AuthorizationFailed(_)
+            | Error::MissingAuthorizationCode
+            | Error::StateMismatch
+            | Error::TokenExchange(TokenExchangeFailure::Failed(_)) => "MCP_OAUTH_ERROR",
+            Error::TokenExchange(TokenExchangeFailure::Status { .. }) => "MCP_HTTP_ERROR",
+            Error::TokenExchange(TokenExchangeFailure::Timeout { .. }) => "MCP_TIMEOUT",
         }
     }
 
@@ -260,7 +315,7 @@ impl Error {
 }
 
 /// `String(value)` in JavaScript, for the values JSON can hold (`undefined` when missing).
-fn js_string(value: Option<&serde_json::Value>) -> String {
+pub(crate) fn js_string(value: Option<&serde_json::Value>) -> String {
     use serde_json::Value;
     match value {
         None => "undefined".into(),
@@ -375,6 +430,22 @@ mod tests {
         assert_eq!(
             Error::MessageTooLarge { limit: 1024 }.to_string(),
             "Message exceeds maxMessageBytes (1024 bytes)"
+        );
+        assert_eq!(
+            Error::TokenExchange(TokenExchangeFailure::Status {
+                status: 400,
+                body: "{\"error\":\"invalid_grant\"}".into()
+            })
+            .to_string(),
+            "Token exchange failed: 400 {\"error\":\"invalid_grant\"}"
+        );
+        assert_eq!(
+            Error::TokenExchange(TokenExchangeFailure::Timeout { ms: 10000 }).to_string(),
+            "Token exchange failed: timeout after 10000ms"
+        );
+        assert_eq!(
+            Error::StateMismatch.to_string(),
+            "State mismatch - possible CSRF attack"
         );
         let enoent = std::io::Error::from_raw_os_error(libc::ENOENT);
         assert_eq!(

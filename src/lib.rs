@@ -9,6 +9,9 @@
 //!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
 //! - [`config`]: discovery of every configured server (SPEC 7), validation, Exa detection, tool
 //!   names, `!command` values.
+//! - [`net`]: the one HTTP client setup (proxies from the environment, `NODE_EXTRA_CA_CERTS`).
+//! - [`oauth`]: OAuth — shared pieces (PKCE, loopback callback listener, bounded requests) and
+//!   the reference's discovery and login flow (SPEC 8.6, 8.7).
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
 //! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
 //! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.
@@ -23,6 +26,8 @@ pub mod files;
 pub mod framing;
 pub mod jsonrpc;
 pub mod manager;
+pub mod net;
+pub mod oauth;
 pub mod runtime;
 pub mod transport;
 

@@ -4,7 +4,7 @@ use napi::Env;
 use napi::bindgen_prelude::{JsObjectValue, ToNapiValue};
 use serde_json::{Map, Value, json};
 
-use crate::error::Error;
+use crate::error::{Error, TokenExchangeFailure};
 
 /// The descriptor of `error` as a JSON value.
 pub fn descriptor(error: &Error) -> Value {
@@ -40,8 +40,12 @@ pub fn descriptor(error: &Error) -> Value {
         Error::UnsupportedProtocol(version) => {
             d.insert("protocolVersion".into(), json!(version));
         }
-        Error::Http { status, .. } => {
+        Error::Http { status, .. }
+        | Error::TokenExchange(TokenExchangeFailure::Status { status, .. }) => {
             d.insert("status".into(), json!(status));
+        }
+        Error::TokenExchange(TokenExchangeFailure::Timeout { ms }) => {
+            d.insert("timeout".into(), json!(ms));
         }
         // Like Node's own spawn errors: `code` is the errno name, plus `syscall` and `path`.
         Error::Spawn { command, .. } => {

@@ -12,6 +12,7 @@ mod errors;
 pub mod files;
 mod http;
 mod manager;
+pub mod oauth;
 mod sink;
 mod stdio;
 

@@ -143,7 +143,7 @@ impl HttpTransport {
     /// A transport for `config`; events go to `sink`. No I/O until a message is sent. Call
     /// [`HttpTransport::connect`] before sending.
     pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
-        let client = reqwest::Client::builder()
+        let client = crate::net::client_builder()
             .pool_idle_timeout(POOL_IDLE)
             .redirect(post::same_origin_redirects())
             .build()
