@@ -20,7 +20,17 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { HttpTransport, MCPClient, MCPManager, StdioTransport, callTool, connectToServer, disconnectServer, listTools } from 'mcp-native'
+import {
+  HttpTransport,
+  MCPClient,
+  MCPManager,
+  StdioTransport,
+  callMCP,
+  callTool,
+  connectToServer,
+  disconnectServer,
+  listTools,
+} from 'mcp-native'
 import { NODE, ROOT, processesWith } from '../helpers.mjs'
 import { PATHS, makeCase } from './plan.mjs'
 import { caseSeed, prng, randomSeed } from './prng.mjs'
@@ -67,7 +77,9 @@ let installed = false
 function rec(obj, kind) {
   let r = records.get(obj)
   if (!r) {
-    r = { kind, fn: undefined, closes: 0, connects: 0, caseIndex: current?.index ?? null }
+    // groups: runs of overlapping connect() calls started while not connected (each may end
+    // in one onClose); connects: those groups that got connected (each must end in one).
+    r = { kind, fn: undefined, closes: 0, connects: 0, groups: 0, inflight: 0, groupConnected: false, caseIndex: current?.index ?? null }
     r.call = (...a) => {
       r.closes++
       if (typeof r.fn === 'function') return r.fn(...a)
@@ -109,12 +121,20 @@ export function installHooks() {
     proto.connect = function (...a) {
       const r = rec(this, kind)
       const was = kind === 'client' ? this.state === 'connected' : this.connected
+      if (!was && r.inflight === 0) r.groups++
+      if (!was) r.inflight++
       const p = connect.apply(this, a)
+      const settled = (ok) => {
+        if (was) return
+        if (ok) r.groupConnected = true
+        if (--r.inflight === 0 && r.groupConnected) {
+          r.connects++
+          r.groupConnected = false
+        }
+      }
       p.then(
-        () => {
-          if (!was) r.connects++
-        },
-        () => {},
+        () => settled(true),
+        () => settled(false),
       )
       return p
     }
@@ -496,9 +516,12 @@ class Case {
     for (const o of this.objects) {
       const r = records.get(o)
       if (r.kind === 'client') {
-        if (r.closes > 1) this.fail('onclose', `MCPClient onClose called ${r.closes} times`)
-        if (r.connects > 0 && r.closes === 0 && o.state === 'closed')
-          this.fail('onclose', 'MCPClient connected, then closed, but onClose never ran')
+        // Once when closed for good (close(), a drop without reconnect, reconnect giving up);
+        // connect() after that starts again.
+        if (r.closes > Math.max(1, r.groups))
+          this.fail('onclose', `MCPClient onClose called ${r.closes} times in ${r.groups} connect cycle(s)`)
+        if (r.closes < r.connects && o.state === 'closed')
+          this.fail('onclose', `MCPClient connected ${r.connects} time(s), then closed, but onClose ran ${r.closes} time(s)`)
       } else if (r.closes !== r.connects && !o.connected) {
         this.fail('onclose', `${r.kind} transport: onClose called ${r.closes} times for ${r.connects} connected→closed transitions`)
       }
@@ -587,6 +610,12 @@ function message(c, op) {
 }
 
 function toolArgs(c, op) {
+  const args = toolArgsOf(c, op)
+  if (op.args.pad) args.pad = 'p'.repeat(op.args.pad)
+  return args
+}
+
+function toolArgsOf(c, op) {
   const msg = message(c, op)
   const a = op.args
   switch (op.tool) {
@@ -674,6 +703,17 @@ function transportOp(c, t, s, op) {
       return c.track(label, t.request('tools/list', {}, opts), c.transportBound(s, op), { signals })
     case 'unknown':
       return c.track(label, t.request('chaos/unknown', { x: 1 }, opts), c.transportBound(s, op), { signals })
+    case 'reconnect':
+      // connect() again: a no-op while connected; after a close, a fresh process or session.
+      return c.track(label, t.connect(), c.closeBound(s) + GRACE)
+    case 'callMCP': {
+      const timeout = op.timeout ?? s.timeout
+      const o = signal ? { timeout, signal } : { timeout }
+      return c.track(label, callMCP(t.url, 'tools/call', { name: op.tool, arguments: toolArgs(c, op) }, o), timeout + GRACE, {
+        signals,
+        check: callCheck(c, op, (envelope) => (envelope?.error ? null : envelope?.result)),
+      })
+    }
     default:
       return c.track(label, t.notify('notifications/chaos', { message: message(c, op) }), (s.kind === 'stdio' ? 0 : s.timeout) + GRACE)
   }
@@ -725,6 +765,8 @@ function clientOp(c, api, s, op) {
       return c.track(label, api.listTools(opts), bound, { signals })
     case 'refreshTools':
       return c.track(label, api.refreshTools(opts), bound, { signals })
+    case 'reconnect':
+      return c.track(label, api.connect(), c.connectBound(s))
     default:
       return c.track(label, api.request('chaos/unknown', {}, opts), bound, { signals })
   }
@@ -754,6 +796,7 @@ async function driveClient(c) {
     listTools: (o) => client.listTools(o),
     refreshTools: (o) => client.refreshTools(o),
     request: (m, p, o) => client.request(m, p, o),
+    connect: () => client.connect(),
   }
   if (c.spec.closeAt !== null) {
     c.at(c.spec.closeAt, () => {
@@ -900,6 +943,9 @@ async function driveManager(c) {
           m.refreshAllTools(),
           worst((x) => c.clientBound(x)),
         )
+      case 'connectAgain':
+        // Servers already connected or connecting are skipped; after a disconnect, they start anew.
+        return c.track(label, m.connectServers(configs, sources), connectAll)
       default:
         return c.track(label, m.waitForConnection(s.name), connectAll, {
           check: { rejected: (o) => (o.error instanceof Error ? null : `${o.label}: unclear rejection ${describeError(o.error)}`) },

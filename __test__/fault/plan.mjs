@@ -185,15 +185,21 @@ function makeOp(rnd, path, index) {
   const op = { i: index, at: rnd.int(0, 1500) }
   const kinds =
     path === 'manager'
-      ? { execute: 8, disconnectServer: 1, disconnectAll: 1, refreshAll: 1, waitForConnection: 1 }
-      : path === 'stdio-transport' || path === 'http-transport'
-        ? { call: 8, ping: 1, list: 1, unknown: 1, notify: 1 }
-        : { call: 8, ping: 1, listTools: 1, refreshTools: 1, unknown: 1 }
+      ? { execute: 8, disconnectServer: 1, disconnectAll: 1, refreshAll: 1, waitForConnection: 1, connectAgain: 1 }
+      : path === 'stdio-transport'
+        ? { call: 8, ping: 1, list: 1, unknown: 1, notify: 1, reconnect: 1 }
+        : path === 'http-transport'
+          ? { call: 8, ping: 1, list: 1, unknown: 1, notify: 1, reconnect: 1, callMCP: 1 }
+          : path === 'function-api'
+            ? { call: 8, ping: 1, listTools: 1, refreshTools: 1, unknown: 1 }
+            : { call: 8, ping: 1, listTools: 1, refreshTools: 1, unknown: 1, reconnect: 1 }
   op.kind = weighted(rnd, kinds)
   op.tool = rnd.pick(TOOLS)
   op.args = { ms: rnd.int(0, 1500), bytes: rnd.pick([10, 10000, 1000000]), count: rnd.int(0, 50), steps: rnd.int(1, 5) }
+  // A large argument: with a server that pauses reading, stdin backpressure comes into play.
+  if (rnd.chance(0.15)) op.args.pad = rnd.pick([70000, 1 << 20, 4 << 20])
   if (rnd.chance(0.5)) op.timeout = rnd.pick([0, rnd.int(1, 100), rnd.int(100, 1500)])
-  if (rnd.chance(0.3)) op.abortAfter = rnd.int(0, 800)
+  if (rnd.chance(0.3)) op.abortAfter = rnd.pick([0, rnd.int(0, 50), rnd.int(0, 800)])
   else if (rnd.chance(0.25)) op.shared = true
   op.reason = rnd.pick(['default', 'error', 'string'])
   if (rnd.chance(0.3)) op.onProgress = true
