@@ -32,6 +32,9 @@
 //   stallP p                        leave each request unanswered with probability p
 //   stderrFlood {bytes, everyMs, chunk}  bytes to stderr at start, then chunk every everyMs
 //   ignoreSigterm, grandchildren N  SIGTERM ignored; N grandchildren that ignore it too
+//   grandchildInherits              those grandchildren hold the server's stdin/stdout/stderr
+//                                   (as wrappers do): stdout does not end when the server exits
+//   freezeAfterMs                   the server stops itself (SIGSTOP): no answers, no SIGTERM handling
 //   closeStdinAfterMs, closeStdoutAfterMs, exitAfterMs {ms, code?, signal?}, pauseStdinMs
 //   initHang, initError, badVersion, initDelayMs, answerDelayMs (random 0..N per answer)
 //   rpcErrorP, dupP, strayIdP, reverseP, listChangedP, notifyFloodP, oversize {p, bytes}
@@ -43,7 +46,9 @@
 //   content type, empty body, cut JSON), expire {after, how: 404|400}, notifyFault
 //   '500'|'hang'|'reset', get '405'|'hang'|'reset'|'close'|'notify'|'garbage'|'500',
 //   delete 'ok'|'404'|'hang'|'reset'|'500', exitAfterMs (the whole server goes away),
-//   initDelayMs, initError, badVersion, answerDelayMs, rpcErrorP, reverseP.
+//   initDelayMs, initError, badVersion, answerDelayMs, rpcErrorP, reverseP, trickleP (SSE
+//   headers, then a comment every 50 ms and never the answer), oversize {p, bytes} (the answer
+//   event is that big).
 //   legacy {resetAfter, garbageP}: the 2024-11-05 protocol (POST /mcp answers 405).
 import { spawn } from 'node:child_process'
 import { closeSync, readFileSync, writeFileSync } from 'node:fs'
@@ -100,9 +105,9 @@ function faultyFor(n) {
   return lives === 0 || n <= lives
 }
 
-function spawnGrandchild() {
+function spawnGrandchild(inherit) {
   spawn(process.execPath, [SELF, '--role=grandchild', `--marker=${marker}`, `--max-life-ms=${maxLife}`], {
-    stdio: 'ignore',
+    stdio: inherit ? 'inherit' : 'ignore',
   })
 }
 
@@ -174,7 +179,8 @@ function toolText(params) {
 function stdioServer(rnd, life) {
   const f = faultyFor(life) ? (plan.faults ?? {}) : {}
   if (f.ignoreSigterm) process.on('SIGTERM', () => {})
-  for (let i = 0; i < (f.grandchildren ?? 0); i++) spawnGrandchild()
+  for (let i = 0; i < (f.grandchildren ?? 0); i++) spawnGrandchild(f.grandchildInherits)
+  if (f.freezeAfterMs !== undefined) setTimeout(() => process.kill(process.pid, 'SIGSTOP'), f.freezeAfterMs)
   // A server lives until killed or told to exit, even with stdin closed.
   setInterval(() => {}, 1000)
 
@@ -495,6 +501,13 @@ function httpServer(rnd) {
       return res.end()
     }
     if (f.stallP && rnd.chance(f.stallP)) return // never answered; the client's deadline decides
+    if (f.trickleP && rnd.chance(f.trickleP)) {
+      // Bytes keep coming, the answer never does: the deadline must fire anyway.
+      sseHead(res)
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(': still thinking\n\n')), 50)
+      res.on('close', () => clearInterval(timer))
+      return
+    }
     if (f.slowHeaders && rnd.chance(f.slowHeaders.p)) await sleep(rnd.int(0, f.slowHeaders.ms))
     if (msg.method === 'initialize' && f.initDelayMs) await sleep(f.initDelayMs)
     if (f.answerDelayMs) await sleep(rnd.int(0, f.answerDelayMs))
@@ -504,7 +517,10 @@ function httpServer(rnd) {
       session.n++
       if (f.expire && session.n >= f.expire.after) session.expired = f.expire.how
     }
-    const answer = error ? { jsonrpc: '2.0', id: msg.id, error } : { jsonrpc: '2.0', id: msg.id, result }
+    const big = !error && msg.method === 'tools/call' && f.oversize && rnd.chance(f.oversize.p)
+    const answer = error
+      ? { jsonrpc: '2.0', id: msg.id, error }
+      : { jsonrpc: '2.0', id: msg.id, result: big ? { content: [{ type: 'text', text: 'o'.repeat(f.oversize.bytes) }] } : result }
     if (f.garbageP && rnd.chance(f.garbageP)) return garbageReply(res, answer, f)
     const sse = f.sseP !== undefined ? rnd.chance(f.sseP) : rnd.chance(0.3)
     if (!sse) {

@@ -551,8 +551,10 @@ class Case {
     return this.http.some(({ child }) => child.pid === pid)
   }
 
+  /** Runs after every transport reported closed and every process is gone: what is left of
+   * their descriptors goes within the grace period. */
   async checkFds(base) {
-    const deadline = this.now() + this.settleMs()
+    const deadline = this.now() + GRACE
     let snap = fdSnapshot()
     while ((snap.total > base.total || snap.sockets > base.sockets) && this.now() < deadline) {
       await delay(25)
@@ -659,6 +661,25 @@ function callCheck(c, op, unwrap = (v) => v) {
   }
 }
 
+/** `op.burst` echo calls made in one tick through `call(name, args)`, each checked for its own answer. */
+function burst(c, op, label, signals, bound, call) {
+  const base = message(c, op)
+  for (let k = 0; k < op.burst; k++) {
+    const msg = `${base}.${k}`
+    c.track(`${label} #${k}`, call('echo', { message: msg }), bound, {
+      signals,
+      check: {
+        fulfilled: (o) => {
+          const text = o.value?.content?.[0]?.text
+          return o.value === null || text === msg
+            ? null
+            : `${o.label}: answer is not this call's: ${JSON.stringify(o.value)?.slice(0, 200)}`
+        },
+      },
+    })
+  }
+}
+
 function randomRequestHandler(c) {
   const kind = c.rnd.pick(['none', 'value', 'throw', 'slow', 'reject'])
   if (kind === 'none') return undefined
@@ -703,15 +724,28 @@ function transportOp(c, t, s, op) {
       return c.track(label, t.request('tools/list', {}, opts), c.transportBound(s, op), { signals })
     case 'unknown':
       return c.track(label, t.request('chaos/unknown', { x: 1 }, opts), c.transportBound(s, op), { signals })
+    case 'burst':
+      return burst(c, op, label, signals, c.transportBound(s, op), (name, args) => t.request('tools/call', { name, arguments: args }, opts))
     case 'reconnect':
       // connect() again: a no-op while connected; after a close, a fresh process or session.
       return c.track(label, t.connect(), c.closeBound(s) + GRACE)
     case 'callMCP': {
       const timeout = op.timeout ?? s.timeout
       const o = signal ? { timeout, signal } : { timeout }
+      // SPEC 4 keeps the reference's contract here: the first truthy `data:` value of an SSE
+      // body is returned even when it is a notification, a `data:` line that is not JSON throws
+      // a SyntaxError, and failures are plain Errors (`MCP request failed: …`, fetch's own).
+      // So: an answer, when it is one, must be this call's; a rejection must be an Error.
+      const answers = callCheck(c, op, (envelope) => (envelope && 'result' in envelope && !('method' in envelope) ? envelope.result : null))
       return c.track(label, callMCP(t.url, 'tools/call', { name: op.tool, arguments: toolArgs(c, op) }, o), timeout + GRACE, {
         signals,
-        check: callCheck(c, op, (envelope) => (envelope?.error ? null : envelope?.result)),
+        check: {
+          fulfilled: answers.fulfilled,
+          rejected: (x) => {
+            for (const sig of signals) if (sig.aborted && x.error === sig.reason) return null
+            return x.error instanceof Error && x.error.message ? null : `${x.label}: unclear rejection ${describeError(x.error)}`
+          },
+        },
       })
     }
     default:
@@ -765,6 +799,8 @@ function clientOp(c, api, s, op) {
       return c.track(label, api.listTools(opts), bound, { signals })
     case 'refreshTools':
       return c.track(label, api.refreshTools(opts), bound, { signals })
+    case 'burst':
+      return burst(c, op, label, signals, bound, (name, args) => api.callTool(name, args, opts))
     case 'reconnect':
       return c.track(label, api.connect(), c.connectBound(s))
     default:

@@ -51,6 +51,10 @@ function stdioFaults(rnd) {
     sigterm: () => {
       f.ignoreSigterm = rnd.chance(0.8)
       f.grandchildren = rnd.int(0, 2)
+      if (rnd.chance(0.4)) f.grandchildInherits = true
+    },
+    freeze: () => {
+      f.freezeAfterMs = rnd.int(0, 1000)
     },
     closeStdin: () => {
       f.closeStdinAfterMs = rnd.int(0, 800)
@@ -92,6 +96,7 @@ function stdioFaults(rnd) {
 /** A Streamable HTTP (or, for `type: "sse"`, possibly legacy) fault plan. */
 function httpFaults(rnd, type) {
   const f = { sseP: rnd.pick([0, 0.3, 0.7, 1]) }
+  const config = {}
   const menu = {
     burst5xx: () => {
       f.burst5xx = { from: rnd.int(0, 5), count: rnd.int(1, 4), statuses: rnd.sample([500, 502, 503, 504], rnd.int(1, 3)) }
@@ -149,6 +154,13 @@ function httpFaults(rnd, type) {
       if (rnd.chance(0.5)) f.rpcErrorP = 0.1 + rnd.next() * 0.5
       f.reverseP = 0.2 + rnd.next() * 0.6
     },
+    trickle: () => {
+      f.trickleP = 0.2 + rnd.next() * 0.5
+    },
+    oversize: () => {
+      config.maxMessageBytes = rnd.int(4096, 65536)
+      f.oversize = { p: 0.3 + rnd.next() * 0.7, bytes: config.maxMessageBytes + rnd.int(1, 100000) }
+    },
   }
   for (const k of rnd.sample(Object.keys(menu), rnd.int(1, 4))) menu[k]()
   if (type === 'sse' && rnd.chance(0.5)) {
@@ -156,7 +168,7 @@ function httpFaults(rnd, type) {
     if (rnd.chance(0.5)) f.legacy.resetAfter = rnd.int(0, 5)
     if (rnd.chance(0.5)) f.legacy.garbageP = 0.2 + rnd.next() * 0.6
   }
-  return { faults: f, config: {} }
+  return { faults: f, config }
 }
 
 /** One server of a case: kind, timeout, kill grace, fault plan. */
@@ -187,12 +199,12 @@ function makeOp(rnd, path, index) {
     path === 'manager'
       ? { execute: 8, disconnectServer: 1, disconnectAll: 1, refreshAll: 1, waitForConnection: 1, connectAgain: 1 }
       : path === 'stdio-transport'
-        ? { call: 8, ping: 1, list: 1, unknown: 1, notify: 1, reconnect: 1 }
+        ? { call: 8, ping: 1, list: 1, unknown: 1, notify: 1, reconnect: 1, burst: 1 }
         : path === 'http-transport'
-          ? { call: 8, ping: 1, list: 1, unknown: 1, notify: 1, reconnect: 1, callMCP: 1 }
+          ? { call: 8, ping: 1, list: 1, unknown: 1, notify: 1, reconnect: 1, callMCP: 1, burst: 1 }
           : path === 'function-api'
             ? { call: 8, ping: 1, listTools: 1, refreshTools: 1, unknown: 1 }
-            : { call: 8, ping: 1, listTools: 1, refreshTools: 1, unknown: 1, reconnect: 1 }
+            : { call: 8, ping: 1, listTools: 1, refreshTools: 1, unknown: 1, reconnect: 1, burst: 1 }
   op.kind = weighted(rnd, kinds)
   op.tool = rnd.pick(TOOLS)
   op.args = { ms: rnd.int(0, 1500), bytes: rnd.pick([10, 10000, 1000000]), count: rnd.int(0, 50), steps: rnd.int(1, 5) }
@@ -205,6 +217,8 @@ function makeOp(rnd, path, index) {
   if (rnd.chance(0.3)) op.onProgress = true
   if (rnd.chance(0.2)) op.resetTimeoutOnProgress = true
   op.server = rnd.int(0, 2)
+  // burst: this many calls in the same tick (one batch to Rust), all racing whatever comes.
+  op.burst = rnd.pick([10, 50, 200])
   return op
 }
 
