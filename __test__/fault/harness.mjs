@@ -102,6 +102,8 @@ export function installHooks() {
   installed = true
   process.on('unhandledRejection', (reason) => (current ? current.events : orphanEvents).push({ type: 'unhandledRejection', reason }))
   process.on('uncaughtException', (error) => (current ? current.events : orphanEvents).push({ type: 'uncaughtException', reason: error }))
+  // Process warnings (MaxListenersExceededWarning, …) are noted with the case, not failed.
+  process.on('warning', (w) => current?.notes.push(`${w.name}: ${w.message}`))
   for (const [Class, kind] of [
     [StdioTransport, 'stdio'],
     [HttpTransport, 'http'],
@@ -271,6 +273,7 @@ class Case {
     this.marker = `mcpfault.${process.pid}.${runTag}.${entry.seed}.${entry.index}.`
     this.ops = []
     this.failures = []
+    this.notes = []
     this.objects = []
     this.events = []
     this.signals = []
@@ -1093,6 +1096,7 @@ export async function runCase(entry) {
     path: c.spec.path,
     spec: c.spec,
     failures: c.failures,
+    notes: [...new Set(c.notes)],
     ms: c.now(),
     ops: c.ops.map((o) => ({
       label: o.label,
@@ -1109,6 +1113,7 @@ export function describeCase(result) {
     `case #${result.index} seed ${result.seed} path ${result.path}: ${result.failures.length === 0 ? 'ok' : `${result.failures.length} failure(s)`}`,
   ]
   for (const f of result.failures) lines.push(`  [${f.kind}] ${f.detail}`)
+  for (const n of result.notes ?? []) lines.push(`  note: ${n}`)
   if (result.failures.length > 0) {
     lines.push(`  servers: ${JSON.stringify(result.spec.servers)}`)
     const { servers: _s, ops, ...rest } = result.spec
@@ -1137,6 +1142,7 @@ export async function runAll(plan, { log = console.log } = {}) {
       `${r.failures.length === 0 ? 'ok  ' : 'FAIL'} #${r.index} seed ${r.seed} ${r.path} ${r.spec.servers.map((s) => s.kind).join('+')} (${r.ms} ms)`,
     )
     if (r.failures.length > 0) log(describeCase(r))
+    else for (const n of r.notes) log(`  note: ${n}`)
   }
   const failed = results.filter((r) => r.failures.length > 0)
   const byKind = {}
