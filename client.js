@@ -306,6 +306,8 @@ class MCPClient {
     this._connecting = null
     /** @type {Set<{ resolve(transport: Transport): void, reject(err: unknown): void }>} */
     this._waiters = new Set()
+    /** @type {unknown} the reason of the last connect aborted by its caller's signal */
+    this._abortReason = undefined
     this._generation = 0
     this._reconnectHold = false
     /** Whether a connection was up since the last close (onClose fires only then). */
@@ -373,7 +375,10 @@ class MCPClient {
   connect(options) {
     // Connected: the connection is there.
     if (this._state === 'connected') return Promise.resolve(/** @type {MCPServerConnection} */ (this._connection))
-    if (this._connecting) return this._connecting
+    // A second caller shares the attempt in progress; if that attempt is aborted by the first
+    // caller's signal, the second hears a transport error (the reason as its cause), not an
+    // abort it never asked for.
+    if (this._connecting) return this._connecting.catch((err) => Promise.reject(this._notOurAbort(err)))
     const signal = options?.signal
     if (signal?.aborted) return Promise.reject(signal.reason)
     const type = this.config?.type ?? 'stdio'
@@ -393,6 +398,8 @@ class MCPClient {
       const onAbort = () => {
         if (settled) return
         settled = true
+        this._abortReason = /** @type {AbortSignal} */ (signal).reason
+        this._failWaiters(this._notOurAbort(this._abortReason))
         // SPEC 5.1: the attempt is cancelled and its transport closed before the caller hears.
         this._native.close().then(
           () => reject(/** @type {AbortSignal} */ (signal).reason),
@@ -423,10 +430,25 @@ class MCPClient {
       )
     }).finally(() => {
       this._connecting = null
+      if (this._state === 'connecting') this._state = 'idle' // (the Rust status may say more)
       face._release()
     })
     this._connecting = attempt
+    // Requests made from now on wait for this attempt (the Rust status event comes later).
+    if (this._state === 'idle' || this._state === 'closed') this._state = 'connecting'
     return attempt
+  }
+
+  /**
+   * What someone other than the aborting caller hears when a connect was aborted:
+   * `Transport not connected` (MCP_NOT_CONNECTED) with the abort reason as `cause`.
+   * @param {unknown} err
+   */
+  _notOurAbort(err) {
+    if (err === undefined || err !== this._abortReason) return err
+    const wrapped = notConnected()
+    Object.defineProperty(wrapped, 'cause', { value: err, configurable: true, writable: true })
+    return wrapped
   }
 
   /** Closes the connection and stops any reconnect; `onClose` once if it was open. */
@@ -468,8 +490,20 @@ class MCPClient {
   }
 
   /** @param {MCPRequestOptions} [options] */
-  listTools(options) {
-    return this._connection ? listTools(this._connection, options) : Promise.reject(notConnected())
+  async listTools(options) {
+    return listTools(await this._connectionFor(options), options)
+  }
+
+  /**
+   * The connection object, once the first connect in progress (if any) is done; like `request`,
+   * a list made in the same tick as `connect()` waits for it.
+   * @param {MCPRequestOptions} [options]
+   * @returns {Promise<MCPServerConnection>}
+   */
+  async _connectionFor(options) {
+    if (!this._connection && this._connecting) await this._whenConnected(options)
+    if (!this._connection) throw notConnected()
+    return this._connection
   }
 
   /**
@@ -495,8 +529,8 @@ class MCPClient {
    * @param {MCPRequestOptions} [options]
    * @returns {Promise<Array<{ uri: string, name?: string, mimeType?: string, [key: string]: unknown }>>}
    */
-  listResources(options) {
-    return this._connection ? listAll(this._connection, 'resources/list', 'resources', options) : Promise.reject(notConnected())
+  async listResources(options) {
+    return listAll(await this._connectionFor(options), 'resources/list', 'resources', options)
   }
 
   /**
@@ -512,8 +546,8 @@ class MCPClient {
    * @param {MCPRequestOptions} [options]
    * @returns {Promise<Array<{ name: string, description?: string, arguments?: unknown[], [key: string]: unknown }>>}
    */
-  listPrompts(options) {
-    return this._connection ? listAll(this._connection, 'prompts/list', 'prompts', options) : Promise.reject(notConnected())
+  async listPrompts(options) {
+    return listAll(await this._connectionFor(options), 'prompts/list', 'prompts', options)
   }
 
   /**
@@ -637,7 +671,12 @@ class MCPClient {
         const status = state === 'reconnecting' ? 'connecting' : state === 'closed' || state === 'idle' ? 'disconnected' : state
         if (state === 'closed') {
           this._failWaiters(error ?? transportClosed())
-          face._connected = false
+          // The face's onClose: once per connected period, whichever of this and the
+          // transport's own close event comes first.
+          if (face._connected) {
+            face._connected = false
+            face._emitClose()
+          }
         }
         callGuarded(this, this.onStatus, status, error)
         if (state === 'closed' && this._wasConnected) {
@@ -679,7 +718,7 @@ class MCPClient {
    * @returns {Promise<Transport>}
    */
   _whenConnected(options) {
-    if (this._state !== 'connecting' && this._state !== 'reconnecting') return Promise.reject(notConnected())
+    if (this._state !== 'connecting' && this._state !== 'reconnecting' && !this._connecting) return Promise.reject(notConnected())
     const signal = options?.signal
     if (signal?.aborted) return Promise.reject(signal.reason)
     const t = timeoutOf(options && options.timeout !== undefined ? options : this.config)

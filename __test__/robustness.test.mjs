@@ -521,3 +521,48 @@ describe('5 and 8. process hygiene on the constructor path', () => {
     expect(alive(t.pid)).toBe(true)
   })
 })
+
+describe('10. what the fault suite found', () => {
+  it('HttpTransport.close() closes its pooled keep-alive connections (not at GC or after 90 s)', async () => {
+    const baseline = (await stats()).openSockets
+    const t = await http()
+    await t.request('initialize', initParams)
+    await Promise.all(Array.from({ length: 20 }, (_, i) => t.request('echo', { i })))
+    // Several pooled connections are open now: the check below can fail.
+    expect((await stats()).openSockets).toBeGreaterThan(baseline + 1)
+    await t.close()
+    // (The baseline may still hold a socket an earlier test's close is ending.)
+    await waitFor(async () => (await stats()).openSockets <= baseline, 3000)
+    expect((await stats()).openSockets).toBeLessThanOrEqual(baseline)
+    // And the transport still works after a new connect (a fresh pool).
+    await t.connect()
+    expect(await t.request('echo', { again: true })).toEqual({ again: true })
+  }, 15000)
+
+  it("a connect aborted by its caller's signal: requests waiting for it, and a second connect() sharing it, get MCP_NOT_CONNECTED with the reason as cause", async () => {
+    const client = new MCPClient('slow', fixture(['--init-delay-ms=500'], { killGraceMs: 50 }))
+    const ctrl = new AbortController()
+    const connecting = settle(client.connect({ signal: ctrl.signal }))
+    // Made in the same tick as connect(): they wait for it (they are not refused).
+    const call = settle(client.callTool('echo', { message: 'hi' }))
+    const second = settle(client.connect())
+    setTimeout(() => ctrl.abort(), 50)
+    const [first, waiting, shared] = await Promise.all([connecting, call, second])
+    expect(first.error).toBe(ctrl.signal.reason)
+    for (const { error } of [waiting, shared]) {
+      expect(error.message).toBe('Transport not connected')
+      expect(error.code).toBe('MCP_NOT_CONNECTED')
+      expect(error.cause).toBe(ctrl.signal.reason)
+    }
+    await client.close()
+  }, 15000)
+
+  it('a request made in the same tick as connect() waits for it and succeeds', async () => {
+    const client = new MCPClient('fast', fixture([], { killGraceMs: 50 }))
+    const connecting = client.connect()
+    const tools = client.listTools()
+    await connecting
+    expect((await tools).map((t) => t.name)).toContain('echo')
+    await client.close()
+  }, 15000)
+})

@@ -92,10 +92,13 @@ function rec(obj, kind) {
 }
 
 /**
- * Counts what the package does through public surface only: every StdioTransport, HttpTransport
- * and MCPClient reads its `onClose` property to call it, and assigns it in its constructor; an
- * accessor on the prototype sees both (so transports made inside MCPClient and MCPManager are
- * counted too). `connect()` is wrapped to count connected transitions.
+ * Counts what the package does: every StdioTransport, HttpTransport and MCPClient reads its
+ * `onClose` property to call it, and assigns it in its constructor; an accessor on the prototype
+ * sees both (so transports made inside MCPClient and MCPManager are counted too). A client's
+ * `connect()` is wrapped to count its connect cycles. A transport's connected transitions are
+ * counted where its state lives, the `_connected` field (an internal name, checked below): the
+ * transports an MCPClient or MCPManager uses are faces over its Rust client, connected by it, never
+ * through their own `connect()`.
  */
 export function installHooks() {
   if (installed) return
@@ -119,6 +122,20 @@ export function installHooks() {
         rec(this, kind).fn = fn
       },
     })
+    if (kind !== 'client') {
+      Object.defineProperty(proto, '_connected', {
+        configurable: true,
+        get() {
+          return rec(this, kind).up === true
+        },
+        set(v) {
+          const r = rec(this, kind)
+          if (v && !r.up) r.connects++
+          r.up = Boolean(v)
+        },
+      })
+      continue
+    }
     const connect = proto.connect
     proto.connect = function (...a) {
       const r = rec(this, kind)
@@ -151,6 +168,9 @@ export function installHooks() {
   for (const p of probes) {
     if (Object.hasOwn(p, 'onClose'))
       throw new Error(`fault suite: ${p.constructor.name} defines onClose as an own property; onClose accounting cannot work`)
+    if (p instanceof MCPClient) continue
+    if (Object.hasOwn(p, '_connected') || records.get(p)?.up !== false)
+      throw new Error(`fault suite: ${p.constructor.name} no longer keeps its state in _connected; transition accounting cannot work`)
   }
 }
 

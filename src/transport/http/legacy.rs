@@ -52,7 +52,7 @@ impl Inner {
         let base = reqwest::Url::parse(&self.config.url)
             .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?;
         let mut resp = self
-            .client
+            .client()
             .get(base.clone())
             .headers(self.get_headers(None)?)
             .send()

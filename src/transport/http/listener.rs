@@ -26,7 +26,7 @@ impl Inner {
             };
             let mut got_event = false;
             match self
-                .client
+                .client()
                 .get(&self.config.url)
                 .headers(headers)
                 .send()

@@ -111,7 +111,9 @@ struct Inflight {
 /// What the handle and every task of one transport share.
 pub(crate) struct Inner {
     config: HttpConfig,
-    client: reqwest::Client,
+    /// Replaced at close, so the pooled keep-alive connections close with the transport rather
+    /// than when the object is dropped (or the pool's idle timeout passes).
+    client: Mutex<reqwest::Client>,
     /// Configured headers, validated once (CR/LF rejected before anything is sent).
     headers: Result<HeaderMap, Error>,
     session: Mutex<Option<String>>,
@@ -139,15 +141,21 @@ pub struct HttpTransport {
     next_id: AtomicU64,
 }
 
+/// An HTTP client with the package's proxy and CA rules, same-origin redirects and the pool's
+/// idle timeout.
+fn new_client() -> Result<reqwest::Client, Error> {
+    crate::net::client_builder()
+        .pool_idle_timeout(POOL_IDLE)
+        .redirect(post::same_origin_redirects())
+        .build()
+        .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))
+}
+
 impl HttpTransport {
     /// A transport for `config`; events go to `sink`. No I/O until a message is sent. Call
     /// [`HttpTransport::connect`] before sending.
     pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
-        let client = crate::net::client_builder()
-            .pool_idle_timeout(POOL_IDLE)
-            .redirect(post::same_origin_redirects())
-            .build()
-            .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))?;
+        let client = Mutex::new(new_client()?);
         let headers = post::header_map(&config.headers);
         Ok(HttpTransport {
             inner: Arc::new(Inner {
@@ -467,7 +475,7 @@ impl Inner {
                     headers.insert("mcp-session-id", v);
                 }
                 let req = inner
-                    .client
+                    .client()
                     .delete(&inner.config.url)
                     .headers(headers)
                     .send();
@@ -477,11 +485,21 @@ impl Inner {
                 )
                 .await;
             }
+            // A fresh client: the old one's pool (and its sockets) goes once the last request
+            // made with it is gone, which the aborts above made now.
+            if let Ok(client) = new_client() {
+                *lock(&inner.client) = client;
+            }
             if report {
                 inner.sink.emit(Event::Closed(None));
             }
         });
         true
+    }
+
+    /// The HTTP client (a handle: cheap to clone).
+    pub(super) fn client(&self) -> reqwest::Client {
+        lock(&self.client).clone()
     }
 
     /// Reports the outcome of exchange `id` unless it was cancelled or closed meanwhile.

@@ -185,7 +185,7 @@ impl Inner {
                     .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?,
             };
             let resp = self
-                .client
+                .client()
                 .post(url)
                 .headers(headers)
                 .body(frame.clone())

@@ -73,7 +73,7 @@ impl Inner {
                 ))
                 .await;
                 let get = self
-                    .client
+                    .client()
                     .get(&self.config.url)
                     .headers(self.get_headers(Some(&last_id))?)
                     .send()
