@@ -11,6 +11,18 @@
 const native = require('../native.js')
 const { safeString, swallow, toError } = require('../core.js')
 
+/** @typedef {import('../oauth-flow.js').MCPOAuthConfig} MCPOAuthConfig */
+/** @typedef {import('../oauth-flow.js').OAuthController} OAuthController */
+/** @typedef {import('../oauth-flow.js').OAuthCredentials} OAuthCredentials */
+/** @typedef {import('../oauth-flow.js').MCPOAuthFlowOptions} MCPOAuthFlowOptions */
+/** @typedef {import('../native.js').NativeOAuthFlow} NativeOAuthFlow */
+
+/**
+ * The token endpoint's 2xx body (RFC 6749 §5.1), parsed but not checked: Rust passes it on as
+ * the server sent it, and `login()` reads it as the reference does.
+ * @typedef {{ access_token?: unknown, refresh_token?: unknown, expires_in?: unknown }} TokenResponse
+ */
+
 /** The port the reference listens on first (a free one when it is taken). */
 const PREFERRED_PORT = 3000
 /** How long `login()` waits for the browser, in milliseconds. */
@@ -20,24 +32,44 @@ const REQUEST_TIMEOUT = 10000
 /** How often an unusable pasted answer (no code in it) is asked for again. */
 const MANUAL_INPUT_ATTEMPTS = 5
 
+/** @type {Promise<never>} */
 const NEVER = new Promise(() => {})
 
-/** `OAuth callback cancelled: <reason>` (code `MCP_ABORTED`, or `MCP_TIMEOUT` at the deadline). */
+/**
+ * `OAuth callback cancelled: <reason>` (code `MCP_ABORTED`, or `MCP_TIMEOUT` at the deadline).
+ * @param {unknown} reason
+ * @param {'MCP_ABORTED' | 'MCP_TIMEOUT'} [code]
+ * @returns {Error & { code: string }}
+ */
 function cancelled(reason, code = 'MCP_ABORTED') {
   return Object.assign(new Error(`OAuth callback cancelled: ${safeString(reason)}`, { cause: reason }), { code })
 }
 
-/** The reason `AbortSignal.timeout` gives, as the reference's deadline reported it. */
+/**
+ * The reason `AbortSignal.timeout` gives, as the reference's deadline reported it.
+ * @returns {DOMException}
+ */
 function timeoutReason() {
   return new DOMException('The operation was aborted due to timeout', 'TimeoutError')
 }
 
+/**
+ * @param {unknown} value
+ * @returns {string | undefined}
+ */
 function optionalString(value) {
   return value === undefined || value === null ? undefined : safeString(value)
 }
 
+/**
+ * `options[name]`, checked (a JS caller may pass anything), or `fallback`.
+ * @param {MCPOAuthFlowOptions | undefined} options
+ * @param {keyof MCPOAuthFlowOptions} name
+ * @param {number} fallback
+ * @returns {number}
+ */
 function millisOption(options, name, fallback) {
-  const value = options?.[name]
+  const value = /** @type {unknown} */ (options?.[name])
   if (value === undefined || value === null) return fallback
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
     throw Object.assign(new Error(`Invalid options: "${name}" must be a non-negative number`), { code: 'MCP_INVALID_CONFIG' })
@@ -45,9 +77,17 @@ function millisOption(options, name, fallback) {
   return value
 }
 
-/** A controller callback whose failure only matters to the caller of `login()` when `fatal`. */
+/**
+ * A controller callback whose failure only matters to the caller of `login()` when `fatal`.
+ * @template {'onAuth' | 'onProgress'} K
+ * @param {OAuthController} ctrl
+ * @param {K} name
+ * @param {Parameters<NonNullable<OAuthController[K]>>[0]} arg
+ * @param {boolean} fatal
+ */
 function callController(ctrl, name, arg, fatal) {
-  const fn = ctrl?.[name]
+  // The user's, as assigned: called only if it is a function.
+  const fn = /** @type {unknown} */ (ctrl?.[name])
   if (typeof fn !== 'function') return
   try {
     swallow(fn.call(ctrl, arg))
@@ -56,17 +96,25 @@ function callController(ctrl, name, arg, fatal) {
   }
 }
 
-/** What a pasted answer holds: the redirect URL, its query string, or the bare code (`code#state`). */
+/**
+ * What a pasted answer holds: the redirect URL, its query string, or the bare code (`code#state`).
+ * @param {unknown} input what `onManualCodeInput` resolved with (a string, unless the user erred)
+ * @returns {{ code?: string, state?: string }}
+ */
 function pastedCode(input) {
   const text = safeString(input ?? '').trim()
   if (text === '') return {}
-  const fromParams = (params) => ({ code: params.get('code') ?? undefined, state: params.get('state') ?? undefined })
+  const fromParams = (/** @type {URLSearchParams} */ params) => ({
+    code: params.get('code') ?? undefined,
+    state: params.get('state') ?? undefined,
+  })
   if (URL.canParse(text)) return fromParams(new URL(text).searchParams)
   if (text.includes('code=')) return fromParams(new URLSearchParams(text.replace(/^[?#]/, '')))
   const hash = text.indexOf('#')
   return hash < 0 ? { code: text } : { code: text.slice(0, hash), state: text.slice(hash + 1) || undefined }
 }
 
+/** @returns {Promise<void>} */
 function nextTurn() {
   return new Promise((resolve) => setTimeout(resolve, 0))
 }
@@ -76,6 +124,9 @@ class MCPOAuthFlow {
    * `config`: `{ authorizationUrl, tokenUrl, clientId?, clientSecret?, scopes? }`; `ctrl`:
    * `{ onAuth?, onProgress?, onManualCodeInput?, signal? }`. [beyond] `options`:
    * `{ callbackTimeout?, requestTimeout? }` in milliseconds (defaults 120000 and 10000).
+   * @param {MCPOAuthConfig} config
+   * @param {OAuthController} ctrl
+   * @param {MCPOAuthFlowOptions} [options]
    */
   constructor(config, ctrl, options) {
     this.config = config
@@ -85,8 +136,12 @@ class MCPOAuthFlow {
     this.preferredPort = PREFERRED_PORT
   }
 
-  /** Runs the whole flow; resolves with `{ access, refresh, expires }` (SPEC 8.7). */
+  /**
+   * Runs the whole flow; resolves with `{ access, refresh, expires }` (SPEC 8.7).
+   * @returns {Promise<OAuthCredentials>}
+   */
   async login() {
+    /** @type {OAuthController} */
     const ctrl = this.ctrl ?? {}
     const signal = ctrl.signal
     const callbackTimeout = millisOption(this.options, 'callbackTimeout', CALLBACK_TIMEOUT)
@@ -94,27 +149,35 @@ class MCPOAuthFlow {
     if (signal?.aborted) throw cancelled(signal.reason)
 
     const cancel = new native.OAuthCancel()
+    /** @type {(() => void) | undefined} set at once by the executor below */
     let onAbort
+    /** @type {Promise<never>} */
     const aborted = new Promise((_resolve, reject) => {
       onAbort = () => {
         cancel.cancel()
-        reject(cancelled(signal.reason))
+        reject(cancelled(/** @type {AbortSignal} */ (signal).reason))
       }
     })
     swallow(aborted)
-    signal?.addEventListener('abort', onAbort, { once: true })
-    // Each step races the abort; a step left behind rejects later with MCP_ABORTED, unheard.
+    signal?.addEventListener('abort', /** @type {() => void} */ (onAbort), { once: true })
+    /**
+     * Each step races the abort; a step left behind rejects later with MCP_ABORTED, unheard.
+     * @template T
+     * @param {Promise<T>} promise
+     * @returns {Promise<T>}
+     */
     const step = (promise) => {
       swallow(promise)
       return Promise.race([promise, aborted])
     }
 
+    /** @type {NativeOAuthFlow} */
     let flow
     const starting = native.oauthFlowStart(JSON.stringify(this.#nativeConfig()), this.#port(), cancel)
     try {
       flow = await step(starting)
     } catch (err) {
-      signal?.removeEventListener('abort', onAbort)
+      signal?.removeEventListener('abort', /** @type {() => void} */ (onAbort))
       starting.then(
         (late) => late.stop(),
         () => {},
@@ -131,20 +194,29 @@ class MCPOAuthFlow {
       callController(ctrl, 'onProgress', 'Waiting for browser authentication...', false)
       await step(this.#waitForCode(flow, ctrl, callbackTimeout))
       callController(ctrl, 'onProgress', 'Exchanging authorization code for tokens...', false)
+      /** @type {TokenResponse} */
       const data = JSON.parse(await step(flow.exchange(requestTimeout)))
-      return { access: data.access_token, refresh: data.refresh_token ?? '', expires: Date.now() + (data.expires_in ?? 3600) * 1000 }
+      // As the server sent them: the declared strings and number are what a conforming one sends.
+      return /** @type {OAuthCredentials} */ ({
+        access: data.access_token,
+        refresh: data.refresh_token ?? '',
+        expires: Date.now() + /** @type {number} */ (data.expires_in ?? 3600) * 1000,
+      })
     } finally {
-      signal?.removeEventListener('abort', onAbort)
+      signal?.removeEventListener('abort', /** @type {() => void} */ (onAbort))
       await flow.stop().catch(() => {})
     }
   }
 
+  /** @returns {number} */
   #port() {
     const p = this.preferredPort
     return Number.isInteger(p) && p >= 0 && p <= 65535 ? p : PREFERRED_PORT
   }
 
+  /** The config as Rust reads it: strings, or absent (the URLs as ''). */
   #nativeConfig() {
+    /** @type {Partial<MCPOAuthConfig>} */
     const c = this.config ?? {}
     return {
       authorizationUrl: optionalString(c.authorizationUrl) ?? '',
@@ -159,6 +231,10 @@ class MCPOAuthFlow {
    * Resolves once Rust holds a code: from the browser's redirect, or pasted through
    * `onManualCodeInput` (asked again after an answer without a code, at most
    * MANUAL_INPUT_ATTEMPTS times). Rejects with the callback's refusal, or at the deadline.
+   * @param {NativeOAuthFlow} flow
+   * @param {OAuthController} ctrl
+   * @param {number} timeout
+   * @returns {Promise<void>}
    */
   #waitForCode(flow, ctrl, timeout) {
     const browser = flow.waitForCode(timeout).then((arrived) => {
@@ -172,9 +248,11 @@ class MCPOAuthFlow {
     )
     const pasted = (async () => {
       for (let attempt = 0; attempt < MANUAL_INPUT_ATTEMPTS; attempt++) {
+        /** @type {unknown} */
         let input
         try {
-          input = await ctrl.onManualCodeInput()
+          // Checked above (narrowing does not reach this closure); the parentheses keep `this`.
+          input = await /** @type {NonNullable<OAuthController['onManualCodeInput']>} */ (ctrl.onManualCodeInput)()
         } catch {
           return NEVER // no prompt: the browser (or the deadline) decides
         }
