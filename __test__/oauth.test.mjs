@@ -364,6 +364,37 @@ describe('MCPOAuthFlow.login() (SPEC 8.7)', () => {
     expect(fields.client_secret).toBe('shh')
   }, 15000)
 
+  it('[fix] a 2xx token answer that is not JSON, not an object or has no access_token rejects with MCP_OAUTH_ERROR', async () => {
+    const cases = [
+      ['not json', 'the answer is not JSON'],
+      ['[1,2]', 'the answer is not a JSON object'],
+      ['null', 'the answer is not a JSON object'],
+      ['{"token_type":"bearer"}', 'the answer has no access_token'],
+      ['{"access_token":42}', 'the answer has no access_token'],
+    ]
+    for (const [body, why] of cases) {
+      const as = await authServer({ 'POST /token': json(body) })
+      const ctrl = controller()
+      const flow = new MCPOAuthFlow({ authorizationUrl: `${as.base}/authorize`, tokenUrl: `${as.base}/token`, clientId: 'c' }, ctrl)
+      const { error } = await settle(flow.login())
+      expect(error).toBeInstanceOf(Error)
+      expect(error.message).toBe(`Token exchange failed: ${why}`)
+      expect(error.code).toBe('MCP_OAUTH_ERROR')
+      await expectStopped(ctrl.urls[0])
+      await as.close()
+    }
+  }, 30000)
+
+  it('[fix] a refresh_token that is not a string reads as none, an expires_in that is not a positive number as 3600', async () => {
+    const as = await authServer({ 'POST /token': json({ access_token: 'at-3', refresh_token: 7, expires_in: '60' }) })
+    const flow = new MCPOAuthFlow({ authorizationUrl: `${as.base}/authorize`, tokenUrl: `${as.base}/token`, clientId: 'c' }, controller())
+    const before = Date.now()
+    const credentials = await flow.login()
+    expect(credentials).toEqual({ access: 'at-3', refresh: '', expires: expect.any(Number) })
+    expect(credentials.expires).toBeGreaterThanOrEqual(before + 3600 * 1000)
+    await as.close()
+  }, 15000)
+
   it('client_id and scope already in the authorization URL are kept; no client secret is sent without one', async () => {
     const as = await authServer()
     const ctrl = controller()

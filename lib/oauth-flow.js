@@ -23,6 +23,39 @@ const { safeString, swallow, toError } = require('../core.js')
  * @typedef {{ access_token?: unknown, refresh_token?: unknown, expires_in?: unknown }} TokenResponse
  */
 
+/**
+ * [fix] The credentials of a 2xx token answer, checked: the reference returned whatever the body
+ * held (`access: undefined` without `access_token`, a SyntaxError for a body that is not JSON).
+ * Here such an answer rejects with `Token exchange failed: <why>` (MCP_OAUTH_ERROR); a
+ * `refresh_token` that is not a string reads as none, an `expires_in` that is not a positive
+ * number as 3600.
+ * @param {string} body
+ * @returns {OAuthCredentials}
+ */
+function credentialsFrom(body) {
+  /** @type {unknown} */
+  let parsed
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    throw tokenError('the answer is not JSON')
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw tokenError('the answer is not a JSON object')
+  const data = /** @type {TokenResponse} */ (parsed)
+  if (typeof data.access_token !== 'string' || data.access_token === '') throw tokenError('the answer has no access_token')
+  const expiresIn = typeof data.expires_in === 'number' && data.expires_in > 0 ? data.expires_in : 3600
+  return {
+    access: data.access_token,
+    refresh: typeof data.refresh_token === 'string' ? data.refresh_token : '',
+    expires: Date.now() + expiresIn * 1000,
+  }
+}
+
+/** @param {string} why */
+function tokenError(why) {
+  return Object.assign(new Error(`Token exchange failed: ${why}`), { code: 'MCP_OAUTH_ERROR' })
+}
+
 /** The port the reference listens on first (a free one when it is taken). */
 const PREFERRED_PORT = 3000
 /** How long `login()` waits for the browser, in milliseconds. */
@@ -194,14 +227,7 @@ class MCPOAuthFlow {
       callController(ctrl, 'onProgress', 'Waiting for browser authentication...', false)
       await step(this.#waitForCode(flow, ctrl, callbackTimeout))
       callController(ctrl, 'onProgress', 'Exchanging authorization code for tokens...', false)
-      /** @type {TokenResponse} */
-      const data = JSON.parse(await step(flow.exchange(requestTimeout)))
-      // As the server sent them: the declared strings and number are what a conforming one sends.
-      return /** @type {OAuthCredentials} */ ({
-        access: data.access_token,
-        refresh: data.refresh_token ?? '',
-        expires: Date.now() + /** @type {number} */ (data.expires_in ?? 3600) * 1000,
-      })
+      return credentialsFrom(await step(flow.exchange(requestTimeout)))
     } finally {
       signal?.removeEventListener('abort', /** @type {() => void} */ (onAbort))
       await flow.stop().catch(() => {})
