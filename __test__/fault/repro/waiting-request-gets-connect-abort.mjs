@@ -18,8 +18,14 @@ const client = new MCPClient('slow', {
 const connectAbort = new AbortController()
 const connecting = client.connect({ signal: connectAbort.signal })
 // (outcomes taken at once: the call may settle before the aborted connect does)
-const call = client.callTool('echo', { message: 'hi' }).then(() => null, (e) => e) // no signal of its own
-const second = client.connect().then(() => null, (e) => e) // no signal of its own either
+const call = client.callTool('echo', { message: 'hi' }).then(
+  () => null,
+  (e) => e,
+) // no signal of its own
+const second = client.connect().then(
+  () => null,
+  (e) => e,
+) // no signal of its own either
 setTimeout(() => connectAbort.abort(), 50)
 await connecting.catch(() => {})
 const err = await call
