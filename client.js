@@ -577,17 +577,22 @@ class MCPClient {
     const token = ++this._tokens
     const face = this._face
     face._hold()
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
+    /** @type {Promise<any[]>} */
+    const listed = this._native.listAll(method, key, token).then((/** @type {string} */ text) => JSON.parse(text))
+    if (!signal) return listed.finally(() => face._release())
+    /** @type {() => void} */
+    let onAbort = () => {}
+    /** @type {Promise<never>} */
+    const aborted = new Promise((_, reject) => {
+      onAbort = () => {
         this._native.cancelTask(token)
-        reject(/** @type {AbortSignal} */ (signal).reason)
+        reject(signal.reason)
       }
-      if (signal) signal.addEventListener('abort', onAbort, { once: true })
-      this._native.listAll(method, key, token).then(
-        (/** @type {string} */ text) => resolve(JSON.parse(text)),
-        (/** @type {unknown} */ err) => reject(err),
-      )
-    }).finally(() => {
+    })
+    signal.addEventListener('abort', onAbort, { once: true })
+    // The listener goes when the list settles, either way (a turn-wide signal outlives many calls).
+    return Promise.race([listed, aborted]).finally(() => {
+      signal.removeEventListener('abort', onAbort)
       face._release()
     })
   }

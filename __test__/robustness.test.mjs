@@ -509,6 +509,17 @@ describe('9. a shared AbortSignal gets one listener per transport', () => {
     await Promise.all(calls)
     expect(getEventListeners(signal, 'abort').length).toBe(0)
   })
+
+  it('MCPClient lists (paged in Rust) leave no listener on the signal once they settle (fault suite)', async () => {
+    const client = await MCPClient.connect('c', fixture([], { killGraceMs: 200 }))
+    open.push(client)
+    const { signal } = new AbortController()
+    await client.listTools({ signal })
+    await client.refreshTools({ signal })
+    await settle(client.listResources({ signal }))
+    await settle(client.listPrompts({ signal }))
+    expect(getEventListeners(signal, 'abort').length).toBe(0)
+  })
 })
 
 describe('5 and 8. process hygiene on the constructor path', () => {

@@ -754,7 +754,12 @@ function transportOp(c, t, s, op) {
       return c.track(label, t.connect(), c.closeBound(s) + GRACE)
     case 'callMCP': {
       const timeout = op.timeout ?? s.timeout
-      const o = signal ? { timeout, signal } : { timeout }
+      // callMCP is the runtime's `fetch` (SPEC 4): an idle keep-alive socket stays in the
+      // runtime's global pool for the server's keep-alive hint (the chaos server's is 120 s).
+      // That pool is not this package's to close, so the case asks for no keep-alive, and the
+      // fd check still sees any socket callMCP itself would leave.
+      const headers = { Connection: 'close' }
+      const o = signal ? { timeout, signal, headers } : { timeout, headers }
       // SPEC 4 keeps the reference's contract here: the first truthy `data:` value of an SSE
       // body is returned even when it is a notification, a `data:` line that is not JSON throws
       // a SyntaxError, and failures are plain Errors (`MCP request failed: …`, fetch's own).
