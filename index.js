@@ -2,10 +2,10 @@
 // mcp-native: the package root. Everything of the sub-paths, from the modules that implement them:
 // core.js (transports over the native addon), json-rpc.js, client.js, manager.js.
 
-const core = require('./core.js')
-const jsonRpc = require('./json-rpc.js')
-const client = require('./client.js')
-const manager = require('./manager.js')
+const core = require('./lib/core.js')
+const jsonRpc = require('./lib/json-rpc.js')
+const client = require('./lib/client.js')
+const manager = require('./lib/manager.js')
 const toolBridge = require('./lib/tool-bridge.js')
 const toolCache = require('./lib/tool-cache.js')
 const configWriter = require('./lib/config-writer.js')

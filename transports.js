@@ -1,6 +1,6 @@
 'use strict'
 // mcp-native/transports: mirrors the reference module `transports/index.ts`.
-const root = require('./core.js')
+const root = require('./lib/core.js')
 
 exports.StdioTransport = root.StdioTransport
 exports.createStdioTransport = root.createStdioTransport

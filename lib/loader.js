@@ -1,8 +1,8 @@
 'use strict'
 // mcp-native/loader (SPEC 8.4): discovery → manager → the agent's loaded tools, in one call.
 
-const { MCPManager } = require('../manager.js')
-const { safeString } = require('../core.js')
+const { MCPManager } = require('./manager.js')
+const { safeString } = require('./core.js')
 
 /** @typedef {import('../index.js').Tool} Tool */
 /** @typedef {import('../loader.js').AgentStorage} AgentStorage */

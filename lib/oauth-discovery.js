@@ -8,7 +8,7 @@
 // deadline, through the package's HTTP client (proxies, extra CAs).
 
 const native = require('../native.js')
-const { swallow } = require('../core.js')
+const { swallow } = require('./core.js')
 
 /** @typedef {import('../oauth-discovery.js').OAuthEndpoints} OAuthEndpoints */
 /** @typedef {import('../oauth-discovery.js').AuthDetectionResult} AuthDetectionResult */

@@ -9,7 +9,7 @@
 // `login()` unsettled: every wait is bounded by the flow's own deadlines.
 
 const native = require('../native.js')
-const { safeString, swallow, toError } = require('../core.js')
+const { safeString, swallow, toError } = require('./core.js')
 
 /** @typedef {import('../oauth-flow.js').MCPOAuthConfig} MCPOAuthConfig */
 /** @typedef {import('../oauth-flow.js').OAuthController} OAuthController */

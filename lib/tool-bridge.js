@@ -4,8 +4,8 @@
 // client (one crossing into Rust), names come from the Rust core.
 
 const native = require('../native.js')
-const { callTool } = require('../client.js')
-const { safeString } = require('../core.js')
+const { callTool } = require('./client.js')
+const { safeString } = require('./core.js')
 
 /** @typedef {import('../tool-bridge.js').MCPToolResult} MCPToolResult */
 /** @typedef {import('../tool-bridge.js').MCPToolDetails} MCPToolDetails */

@@ -8,7 +8,7 @@ const { createHash } = require('node:crypto')
 const path = require('node:path')
 const { fileURLToPath } = require('node:url')
 const native = require('../native.js')
-const { safeString, swallow } = require('../core.js')
+const { safeString, swallow } = require('./core.js')
 const { agentDir } = require('./agent-dir.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */

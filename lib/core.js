@@ -4,7 +4,7 @@
 // Everything else (framing, correlation, deadlines, process lifecycle) is in Rust.
 
 const net = require('node:net')
-const native = require('./native.js')
+const native = require('../native.js')
 
 // On Node, the JS thread reads the server's stdout itself (a net.Socket on the pipe) and hands
 // each chunk to Rust to decode: one wake-up per answer instead of two (I/O thread, then JS
@@ -14,15 +14,15 @@ const JS_READER = !process.versions.bun && process.env.MCP_NATIVE_RUST_READER !=
 
 const DEFAULT_TIMEOUT = 30000
 
-/** @typedef {import('./native.js').NativeStdio} NativeStdio */
-/** @typedef {import('./native.js').NativeHttp} NativeHttp */
-/** @typedef {import('./index.js').MCPError} MCPError */
-/** @typedef {import('./index.js').MCPRequestOptions} MCPRequestOptions */
-/** @typedef {import('./index.js').MCPRequestHandler} MCPRequestHandler */
-/** @typedef {import('./index.js').MCPStdioServerConfig} MCPStdioServerConfig */
-/** @typedef {import('./index.js').MCPHttpServerConfig | import('./index.js').MCPSseServerConfig} MCPHttpConfig */
-/** @typedef {import('./index.js').StdioTransport} DeclaredStdioTransport */
-/** @typedef {import('./index.js').HttpTransport} DeclaredHttpTransport */
+/** @typedef {import('../native.js').NativeStdio} NativeStdio */
+/** @typedef {import('../native.js').NativeHttp} NativeHttp */
+/** @typedef {import('../index.js').MCPError} MCPError */
+/** @typedef {import('../index.js').MCPRequestOptions} MCPRequestOptions */
+/** @typedef {import('../index.js').MCPRequestHandler} MCPRequestHandler */
+/** @typedef {import('../index.js').MCPStdioServerConfig} MCPStdioServerConfig */
+/** @typedef {import('../index.js').MCPHttpServerConfig | import('../index.js').MCPSseServerConfig} MCPHttpConfig */
+/** @typedef {import('../index.js').StdioTransport} DeclaredStdioTransport */
+/** @typedef {import('../index.js').HttpTransport} DeclaredHttpTransport */
 /** @typedef {{ progress: number, total?: number, message?: string }} ProgressInfo */
 /** An error as Rust describes it (binding/errors.rs): the message, a `code`, and extra members. */
 /** @typedef {{ message: string, code?: string, [key: string]: unknown }} ErrorDescriptor */
