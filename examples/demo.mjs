@@ -3,7 +3,7 @@
 //
 //   npm run demo                         # the project's own fixture server (no config needed)
 //   npm run demo -- npx -y some-server   # any stdio MCP server: command and args
-//   npm run demo -- --discover           # the servers of ./.mcp.json and ~/.mcp.json
+//   npm run demo -- --discover           # the servers discovered for the current directory (SPEC 7)
 //
 // It connects, lists the tools as the agent sees them, calls the first tool that takes a
 // `message` (or `echo`), and disconnects, printing what it sees and how long each step took.
@@ -17,7 +17,7 @@ const discover = argv[0] === '--discover'
 const [command, ...args] = argv.length > 0 && !discover ? argv : [process.execPath, join(here, '..', '__test__', 'fixture', 'server.mjs')]
 
 const manager = new MCPManager(process.cwd(), null, {
-  // Without --discover: one embedded server instead of the .mcp.json files.
+  // Without --discover: one embedded server instead of the discovered ones.
   loadConfigs: discover ? undefined : async () => ({ configs: { demo: { command, args, timeout: 30000 } }, sources: {}, exaApiKeys: [] }),
   onServerStatus: (name, status, error) => console.log(`  [${name}] ${status}${error ? `: ${error.message}` : ''}`),
   onNotification: (name, method) => console.log(`  [${name}] ← ${method}`),
