@@ -18,6 +18,8 @@
 //! - `binding`: the only module that imports napi; thin convert → delegate → convert, with every
 //!   exported call guarded against panics.
 
+#![warn(missing_docs)]
+
 pub mod cache;
 pub mod client;
 pub mod config;

@@ -101,7 +101,9 @@ pub fn extract_exa_api_key(config: &Value) -> Option<String> {
 /// What [`filter_exa_servers`] returns.
 #[derive(Debug, Default, PartialEq)]
 pub struct ExaFiltered {
+    /// The configs without the Exa servers.
     pub configs: Map<String, Value>,
+    /// Their sources, likewise.
     pub sources: Map<String, Value>,
     /// One key per Exa server that has one, in iteration order, duplicates kept.
     pub exa_api_keys: Vec<String>,

@@ -46,8 +46,11 @@ impl Default for LoadOptions {
 /// order, the API keys of the Exa servers removed, and the warnings.
 #[derive(Debug, Default, Serialize)]
 pub struct Loaded {
+    /// Server configs by name, in precedence order.
     pub configs: Map<String, Value>,
+    /// Where each came from (`SourceMeta` objects), by name.
     pub sources: Map<String, Value>,
+    /// The API keys of the Exa servers removed, in order, duplicates kept.
     #[serde(rename = "exaApiKeys")]
     pub exa_api_keys: Vec<String>,
     /// `[<provider name>] <problem>`, each once, in the order found.

@@ -6,7 +6,7 @@
 //! Files, one concept each:
 //! - [`merge`]: `loadAllMCPConfigs` — providers by priority, dedup, validation, options.
 //! - `providers/`: one file per source (SPEC 7.3), what each reads and how it maps entries.
-//! - [`format`]: reading files (through a [`Files`] seam) and parsing JSON, JSONC, TOML;
+//! - [`format`](mod@format): reading files (through a [`Files`](format::Files) seam) and parsing JSON, JSONC, TOML;
 //!   `jsonc`: comments and trailing commas out.
 //! - [`expand`]: `${VAR}` / `${VAR:-default}` (SPEC 7.5) against a passed-in environment.
 //! - `server`: the canonical server and its [`Source`]; `convert`: server → config (SPEC 7.4).

@@ -9,7 +9,9 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// The user's own files (home directory, agent directory).
     User,
+    /// The project's files (under the working directory).
     Project,
 }
 
@@ -23,6 +25,7 @@ pub struct Source {
     pub provider_name: &'static str,
     /// The absolute path of the file.
     pub path: String,
+    /// User or project level.
     pub level: Level,
 }
 

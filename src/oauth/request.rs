@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
-/// The deadline of one OAuth request when the caller has none: 10 s (SPEC 8.6 [fix]).
+/// The deadline of one OAuth request when the caller has none: 10 s (SPEC 8.6 \[fix\]).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Largest body read from an OAuth endpoint: 1 MiB (metadata documents and token replies are a
