@@ -568,6 +568,16 @@ describe('10. what the fault suite found', () => {
     await client.close()
   }, 15000)
 
+  it('HTTP JSON replies read as JSON.parse reads them: "result": null is null, the last of duplicate keys wins (fuzzing review)', async () => {
+    const t = await http()
+    await t.request('initialize', initParams)
+    expect(await t.request('raw-json', { text: '{"jsonrpc":"2.0","id":1,"result":null}' })).toBe(null)
+    expect(await t.request('raw-json', { text: '{"jsonrpc":"2.0","id":1,"result":1,"result":{"b":2}}' })).toEqual({ b: 2 })
+    const { error } = await settle(t.request('raw-json', { text: '{"id":1,"error":null,"error":{"code":-1,"message":"late"}}' }))
+    expect(error?.message).toBe('MCP error -1: late')
+    expect(await t.request('raw-json', { text: '[1,2]' })).toBe(undefined)
+  })
+
   it('a request made in the same tick as connect() waits for it and succeeds', async () => {
     const client = new MCPClient('fast', fixture([], { killGraceMs: 50 }))
     const connecting = client.connect()

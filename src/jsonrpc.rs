@@ -122,6 +122,18 @@ impl<'de> Deserialize<'de> for Wire<'de> {
     }
 }
 
+/// The `result` and `error` of a reply body (an HTTP POST's JSON answer), as `JSON.parse` sees
+/// them: the last of duplicate keys wins and `null` is a value. `None` for valid JSON that is not
+/// an object (its `result` is `undefined` in JavaScript) and for text that is not JSON.
+pub fn reply_members(text: &[u8]) -> Option<(Option<&RawValue>, Option<&RawValue>)> {
+    let first = text.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        return None;
+    }
+    let wire: Wire<'_> = serde_json::from_slice(text).ok()?;
+    Some((wire.result, wire.error))
+}
+
 /// Classifies one complete JSON text (one JSONL line or one SSE data payload).
 pub fn classify(text: &[u8]) -> Incoming<'_> {
     let first = text.iter().find(|b| !b.is_ascii_whitespace());

@@ -16,7 +16,15 @@ pub(crate) fn dispatch(
     replies: &mut Vec<Vec<u8>>,
     events: &mut Vec<Event>,
 ) -> Option<(u64, Outcome)> {
-    match jsonrpc::classify(text) {
+    let repaired;
+    let mut incoming = jsonrpc::classify(text);
+    if matches!(incoming, Incoming::Malformed)
+        && let Some(text) = repair(text)
+    {
+        repaired = text;
+        incoming = jsonrpc::classify(repaired.as_bytes());
+    }
+    match incoming {
         Incoming::Response { id, outcome } => {
             let id = jsonrpc::our_id(id)?;
             Some((
@@ -55,6 +63,17 @@ pub(crate) fn dispatch(
     }
 }
 
+/// A message that did not parse, read as the reference reads a stdout line (a UTF-8 string,
+/// `trim()`med, then `JSON.parse`): invalid UTF-8 becomes U+FFFD, and a byte-order mark or other
+/// Unicode white space around it goes. `None` when that changes nothing. Only malformed messages
+/// come here, so well-formed ones pay nothing for it.
+fn repair(text: &[u8]) -> Option<String> {
+    let lossy = String::from_utf8_lossy(text);
+    let trimmed = lossy.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    let changed = matches!(lossy, std::borrow::Cow::Owned(_)) || trimmed.len() != text.len();
+    changed.then(|| trimmed.to_owned())
+}
+
 /// Each JSON value of one SSE data payload (a server may put several in one event); a payload
 /// that is not JSON stops there, like a malformed stdio line.
 pub(crate) fn each_value(data: &[u8], mut f: impl FnMut(&[u8])) {
@@ -67,6 +86,24 @@ pub(crate) fn each_value(data: &[u8], mut f: impl FnMut(&[u8])) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn malformed_lines_are_read_as_the_reference_reads_them() {
+        let mut replies = Vec::new();
+        let mut events = Vec::new();
+        // A byte-order mark (as .NET writes one) and no-break spaces around the message.
+        let bom = "\u{feff}\u{a0}{\"jsonrpc\":\"2.0\",\"id\":\"5\",\"result\":{}}\u{a0}";
+        let got = dispatch(bom.as_bytes(), false, &mut replies, &mut events);
+        assert_eq!(got.map(|(id, _)| id), Some(5));
+        // Invalid UTF-8 in a string: U+FFFD, as a JavaScript reader decodes it.
+        let bad = b"{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"result\":\"a\xffb\"}";
+        let (id, outcome) = dispatch(bad, false, &mut replies, &mut events).unwrap();
+        assert_eq!(id, 6);
+        assert_eq!(outcome.unwrap().unwrap().get(), "\"a\u{fffd}b\"");
+        // Still garbage: dropped.
+        assert!(dispatch(b"\xff\xfe not json", false, &mut replies, &mut events).is_none());
+        assert!(replies.is_empty() && events.is_empty());
+    }
 
     #[test]
     fn answers_events_and_replies() {

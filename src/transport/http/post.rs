@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Inner, lock};
@@ -97,14 +96,6 @@ pub(super) fn same_origin_redirects() -> reqwest::redirect::Policy {
 fn wants_authorization(status: u16, www_authenticate: Option<&str>) -> bool {
     status == 401
         || (status == 403 && www_authenticate.is_some_and(|w| w.contains("insufficient_scope")))
-}
-
-#[derive(Deserialize)]
-struct WireReply<'a> {
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
 }
 
 impl Inner {
@@ -271,12 +262,11 @@ impl Inner {
         if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
             return Err(Error::Parse(format!("Invalid JSON response: {e}")));
         }
-        match serde_json::from_slice::<WireReply<'_>>(&body) {
-            Ok(WireReply {
-                error: Some(err), ..
-            }) if jsonrpc::is_truthy(err) => Err(Error::rpc(err)),
-            Ok(WireReply { result, .. }) => Ok(result.map(RawValue::to_owned)),
-            Err(_) => Ok(None), // valid JSON that is not an object: `result` is undefined
+        // As `JSON.parse` reads it: the last of duplicate keys, `"result": null` is null.
+        match jsonrpc::reply_members(&body) {
+            Some((_, Some(err))) if jsonrpc::is_truthy(err) => Err(Error::rpc(err)),
+            Some((result, _)) => Ok(result.map(RawValue::to_owned)),
+            None => Ok(None), // valid JSON that is not an object: `result` is undefined
         }
     }
 
