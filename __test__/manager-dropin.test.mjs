@@ -129,3 +129,46 @@ describe('refresh and the logger (SPEC 6)', () => {
     expect(line[2].error).toMatch(/ENOENT/)
   })
 })
+
+describe('/mcp add then reload (issue 9)', () => {
+  it('a server added with addMCPServer to <cwd>/.omp/mcp.json connects on the next discoverAndConnect, with its tools', async () => {
+    const { mkdtempSync, mkdirSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { addMCPServer, getMCPConfigPath } = await import('mcp-native/config-writer')
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-native-reload-'))
+    const home = join(dir, 'home')
+    const cwd = join(dir, 'project')
+    mkdirSync(home)
+    mkdirSync(cwd)
+    const saved = { HOME: process.env.HOME, PI_CODING_AGENT_DIR: process.env.PI_CODING_AGENT_DIR, PI_CONFIG_DIR: process.env.PI_CONFIG_DIR }
+    process.env.HOME = home
+    delete process.env.PI_CODING_AGENT_DIR
+    delete process.env.PI_CONFIG_DIR
+    try {
+      const m = new MCPManager(cwd, null)
+      managers.push(m)
+      const first = await m.discoverAndConnect()
+      expect(first.connectedServers).toEqual([])
+      expect(m.getTools()).toEqual([])
+
+      // What the agent's `/mcp add` does: write the project file, then reload.
+      const path = getMCPConfigPath('project', cwd)
+      expect(path).toBe(join(cwd, '.omp', 'mcp.json'))
+      await addMCPServer(path, 'added', srv())
+      const second = await m.discoverAndConnect()
+      expect(second.connectedServers).toEqual(['added'])
+      expect(m.getSource('added')).toEqual({ provider: 'native', providerName: 'OMP', path, level: 'project' })
+      expect(m.getTools().map((t) => t.name)).toContain('mcp_added_echo')
+      const echo = m.getTools().find((t) => t.name === 'mcp_added_echo')
+      const out = await echo.execute('call-1', { message: 'hi' })
+      expect(out.content[0].text).toContain('hi')
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      }
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 20000)
+})
