@@ -222,10 +222,12 @@ impl NativeManager {
             let started: Vec<String> = serde_json::from_str(&started_json).unwrap_or_default();
             promise(env, async move {
                 let r = manager.gate(&started).await;
-                Ok(
-                    json!({ "connected": r.connected, "deferred": r.deferred, "errors": r.errors })
-                        .to_string(),
-                )
+                Ok(json!({
+                    "connected": r.connected,
+                    "deferred": r.deferred,
+                    "errors": r.errors.iter().map(|(n, e)| (n, e.to_string())).collect::<Vec<_>>(),
+                })
+                .to_string())
             })
         })
     }

@@ -74,10 +74,14 @@ impl ServerStatus {
 
 /// See the module documentation. Every method has a default.
 pub trait ManagerHost: Send + Sync + 'static {
-    /// The config to connect server `name` with (tokens injected, values resolved). Default:
-    /// [`resolve_values`].
+    /// The config to connect server `name` with (tokens injected, values resolved; a stdio
+    /// config's `env` is the child's whole environment). Default: [`resolve_values`], then the
+    /// `env` merged over this process's environment, as the reference spawns.
     fn prepare(&self, _name: &str, config: Value) -> BoxFuture<'static, Result<Value, Error>> {
-        Box::pin(resolve_values(config))
+        Box::pin(async move {
+            let resolved = resolve_values(config).await?;
+            Ok(crate::client::json_config::with_process_env(&resolved))
+        })
     }
 
     /// Cached tool definitions of server `name` for this config. Default: none.
@@ -170,6 +174,15 @@ pub(crate) fn discard_sink() -> Arc<dyn ClientSink> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_default_host_gives_a_stdio_server_this_process_environment_too() {
+        let cfg = serde_json::json!({ "command": "x", "env": { "OWN": "1" } });
+        let out = DefaultHost.prepare("s", cfg).await.unwrap();
+        assert_eq!(out["env"]["OWN"], "1");
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(out["env"]["PATH"], path.as_str());
+    }
 
     #[tokio::test]
     async fn values_resolve_like_the_reference_with_its_fixes() {

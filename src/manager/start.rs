@@ -28,18 +28,18 @@ pub struct StartReport {
 }
 
 /// How the servers of a start stood after the gate.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone)]
 pub struct GateReport {
     /// Connected.
     pub connected: Vec<String>,
     /// Still starting; their cached tools stand in.
     pub deferred: Vec<String>,
-    /// Failed, with the message.
-    pub errors: Vec<(String, String)>,
+    /// Failed, with the error (its message is what the JavaScript result's `errors` holds).
+    pub errors: Vec<(String, Error)>,
 }
 
 /// [`Manager::connect_servers`]: both reports.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone)]
 pub struct ConnectReport {
     /// The start.
     pub start: StartReport,
@@ -132,7 +132,7 @@ impl Manager {
             let outcome = rx.as_ref().and_then(|r| r.borrow().clone());
             match outcome {
                 Some(Ok(())) if self.client(&name).is_some() => report.connected.push(name),
-                Some(Err(e)) => report.errors.push((name, message(&e))),
+                Some(Err(e)) => report.errors.push((name, e)),
                 _ if deferred.contains(&name) => report.deferred.push(name),
                 _ => {}
             }
