@@ -210,7 +210,7 @@ fn write_event(out: &mut String, event: &Event) {
 
 /// A client event as batch text: `[7,status,error|null]` status change, `[8,generation,init]` a
 /// connection (or a re-opened session) is up, `[9,error]` a reconnect attempt failed,
-/// `[10,generation]` a connection was opened (take its stdout now).
+/// `[10,generation]` a connection was opened (take its stdout now), `[13,message]` a warning.
 fn client_event_text(event: ClientEvent) -> String {
     use std::fmt::Write;
     let mut text = String::new();
@@ -234,6 +234,11 @@ fn client_event_text(event: ClientEvent) -> String {
         }
         ClientEvent::Opened { generation } => {
             let _ = write!(text, "[10,{generation}]");
+        }
+        ClientEvent::Warning(message) => {
+            text.push_str("[13,");
+            text.push_str(&serde_json::to_string(&message).unwrap_or_else(|_| "\"\"".into()));
+            text.push(']');
         }
     }
     text

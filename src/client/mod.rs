@@ -15,8 +15,10 @@
 //! messages; `session.rs` opening a connection and the handshake; `sink.rs` what the client does
 //! with transport events; `reconnect.rs` the reconnect loop and session re-initialization.
 
+pub mod headers;
 pub mod json_config;
 pub mod model;
+pub mod modern;
 mod options;
 mod reconnect;
 mod session;
@@ -87,6 +89,9 @@ pub enum ClientEvent {
         /// The `initialize` result.
         init: Box<RawValue>,
     },
+    /// Something the client's owner should log (a tool left out of `tools/list` for an invalid
+    /// `x-mcp-header`, SPEC 9.1).
+    Warning(String),
 }
 
 /// The state of a client, behind one short lock (never held across an `.await`).
@@ -151,6 +156,8 @@ pub(crate) struct Inner {
     pub(crate) stderr: std::sync::atomic::AtomicBool,
     /// The session re-initialization in progress, shared by concurrent callers.
     pub(crate) reinit: reconnect::SharedReinit,
+    /// Input requests of the modern era waiting for JavaScript's answer.
+    pub(crate) inputs: modern::Inputs,
 }
 
 /// One server, one client. Cheap to clone; all clones are the same client.
@@ -207,6 +214,7 @@ impl Client {
                 handler: Mutex::new(handler),
                 stderr: std::sync::atomic::AtomicBool::new(false),
                 reinit: Default::default(),
+                inputs: Default::default(),
             }),
         }
     }
@@ -340,7 +348,28 @@ impl Client {
             .timeout_ms
             .unwrap_or_else(|| self.inner.config().timeout_ms());
         let conn = self.connected(timeout).await?;
-        conn.transport().request(method, params, options).await
+        match conn.modern() {
+            Some(session) => {
+                let call = modern::Call {
+                    inner: &self.inner,
+                    session: &session,
+                    transport: conn.transport(),
+                };
+                call.run(method, params, options).await
+            }
+            None => conn.transport().request(method, params, options).await,
+        }
+    }
+
+    /// Answers an input request of the modern era that was forwarded to the sink's owner
+    /// ([`Handler::Forward`]); false when `id` (raw JSON) is not one of those.
+    pub fn answer_input(&self, id: &str, outcome: Result<&str, &str>) -> bool {
+        modern::answer_input(&self.inner, id, outcome)
+    }
+
+    /// The revision of the current connection when it is the modern one.
+    pub fn modern_version(&self) -> Option<String> {
+        self.conn().and_then(|c| c.modern_version())
     }
 
     /// [`Client::request_raw`] with JSON params and a deserialized result.
@@ -381,7 +410,11 @@ impl Client {
         }
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
+        // Modern HTTP: tools with an invalid `x-mcp-header` are left out, with a warning.
+        let admit = (method == "tools/list")
+            .then(|| self.conn().and_then(|c| c.modern()))
+            .flatten();
+        for page in 0..MAX_PAGES {
             let params = match &cursor {
                 Some(c) => serde_json::json!({ "cursor": c }).to_string(),
                 None => "{}".into(),
@@ -390,13 +423,22 @@ impl Client {
                 .request_raw(method, Some(&params), RequestOptions::default())
                 .await?;
             let Some(raw) = raw else { break };
+            let page_no = page;
             let page: serde_json::Map<String, Value> =
                 serde_json::from_str(raw.get()).unwrap_or_default();
             if let Some(Value::Array(list)) = page.get(key) {
-                for item in list {
-                    if let Ok(raw) = serde_json::value::to_raw_value(item) {
-                        items.push(raw);
+                let got: Vec<Box<RawValue>> = list
+                    .iter()
+                    .filter_map(|item| serde_json::value::to_raw_value(item).ok())
+                    .collect();
+                match &admit {
+                    Some(session) => {
+                        let warn = |message: String| {
+                            self.inner.sink.client_event(ClientEvent::Warning(message));
+                        };
+                        items.extend(session.admit_tools(got, page_no == 0, &warn));
                     }
+                    None => items.extend(got),
                 }
             }
             let next: Option<Page> = serde_json::from_str(raw.get()).ok();

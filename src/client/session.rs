@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Notify;
 
 use super::model::InitializeResult;
+use super::modern;
 use super::options::{SUPPORTED_PROTOCOL_VERSIONS, ServerConfig};
 use super::sink::ConnSink;
 use super::{ClientEvent, Inner, Status, lock, reconnect};
@@ -68,6 +69,8 @@ impl Life {
 pub struct Conn {
     kind: ConnKind,
     pub(crate) life: Arc<Life>,
+    /// Set when the connection speaks the modern revision (SPEC 9).
+    pub(crate) modern: super::modern::SessionCell,
     sink: Arc<ConnSink>,
     /// Counts the client's connections from 1.
     pub generation: u64,
@@ -97,6 +100,15 @@ impl Conn {
     /// The transport, typed.
     pub fn kind(&self) -> &ConnKind {
         &self.kind
+    }
+
+    /// The revision this connection speaks, when it is the modern one (2026-07-28).
+    pub fn modern_version(&self) -> Option<String> {
+        self.modern.get().map(|s| s.version.clone())
+    }
+
+    pub(crate) fn modern(&self) -> Option<Arc<super::modern::ModernSession>> {
+        self.modern.get().cloned()
     }
 
     /// Stdio with a caller-read stdout: decodes a chunk the caller read; returns the events that
@@ -156,6 +168,7 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
     let conn = Conn {
         kind,
         life,
+        modern: Default::default(),
         sink: sink.clone(),
         generation,
     };
@@ -172,14 +185,83 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
     Ok(conn)
 }
 
-/// `initialize` with the client's values, the version check, `notifications/initialized`.
+/// Finds out which era the server speaks and opens the connection in it (SPEC 9.2): with a
+/// modern `protocolVersion` (or an HTTP server known to be modern) `server/discover` first, and
+/// `initialize` when that says legacy; otherwise `initialize` first, and the probe only when the
+/// server refuses it the modern way.
 pub(super) async fn handshake(
     inner: &Inner,
     conn: &Conn,
 ) -> Result<(InitializeResult, Box<RawValue>), Error> {
+    let config = inner.config();
+    let url = match &config {
+        ServerConfig::Http(c) => Some(c.url.clone()),
+        _ => None,
+    };
+    let http = url.is_some();
+    let modern_first = modern::MODERN_VERSIONS.contains(&inner.options.protocol_version.as_str())
+        || url.as_deref().and_then(modern::remembered) == Some(true);
+    let timeout = config.timeout_ms();
+    // A stdio server that ignores unknown methods must not cost the whole connect deadline.
+    let probe_ms = if http { timeout } else { timeout.min(5_000) };
+    if modern_first
+        && conn.modern.get().is_none()
+        && let modern::Probe::Modern(version, raw) =
+            modern::probe(inner, &conn.transport(), http, probe_ms).await?
+    {
+        return modern_session(inner, conn, url.as_deref(), &version, &raw);
+    }
+    match initialize(inner, conn).await {
+        Err(e) if !modern_first && modern::is_modern_error(&e) => {
+            match modern::probe(inner, &conn.transport(), http, probe_ms).await? {
+                modern::Probe::Modern(version, raw) => {
+                    modern_session(inner, conn, url.as_deref(), &version, &raw)
+                }
+                modern::Probe::Legacy => Err(e),
+            }
+        }
+        other => {
+            if let (Some(url), Ok(_)) = (url.as_deref(), &other) {
+                modern::remember(url, false);
+            }
+            other
+        }
+    }
+}
+
+/// The connection speaks the modern revision: its session, and the `initialize`-shaped answer.
+fn modern_session(
+    inner: &Inner,
+    conn: &Conn,
+    url: Option<&str>,
+    version: &str,
+    discover: &RawValue,
+) -> Result<(InitializeResult, Box<RawValue>), Error> {
+    let session = Arc::new(modern::ModernSession::new(inner, version, url.is_some()));
+    let _ = conn.modern.set(session);
+    if let Some(url) = url {
+        modern::remember(url, true);
+    }
+    let raw = modern::init_from_discover(version, discover);
+    let init: InitializeResult = serde_json::from_str(raw.get())
+        .map_err(|e| Error::Parse(format!("Invalid server/discover result: {e}")))?;
+    Ok((init, raw))
+}
+
+/// `initialize` with the client's values, the version check, `notifications/initialized`.
+async fn initialize(
+    inner: &Inner,
+    conn: &Conn,
+) -> Result<(InitializeResult, Box<RawValue>), Error> {
     let o = &inner.options;
+    // A modern-first client offers the latest legacy revision to a legacy server.
+    let offered = if modern::MODERN_VERSIONS.contains(&o.protocol_version.as_str()) {
+        super::options::LATEST_LEGACY_VERSION
+    } else {
+        o.protocol_version.as_str()
+    };
     let params = json!({
-        "protocolVersion": o.protocol_version,
+        "protocolVersion": offered,
         "capabilities": o.capabilities,
         "clientInfo": o.client_info,
     })
@@ -199,7 +281,7 @@ pub(super) async fn handshake(
     let version = init.as_ref().and_then(|i| i.protocol_version.clone());
     let supported = version
         .as_deref()
-        .is_some_and(|v| v == o.protocol_version || SUPPORTED_PROTOCOL_VERSIONS.contains(&v));
+        .is_some_and(|v| v == offered || SUPPORTED_PROTOCOL_VERSIONS.contains(&v));
     let (Some(init), true) = (init, supported) else {
         return Err(Error::UnsupportedProtocol(
             version.unwrap_or_else(|| "undefined".into()),

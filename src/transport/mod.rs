@@ -122,6 +122,9 @@ impl<'a> OutgoingRequest<'a> {
 /// The options of a request a Rust caller awaits ([`TransportExt::request`]).
 #[derive(Debug, Clone, Default)]
 pub struct RequestOptions {
+    /// The id to send it with (default: [`Transport::next_id`]); the JavaScript binding passes
+    /// its own, which is also the request's progress token.
+    pub id: Option<u64>,
     /// Deadline in milliseconds (default: the transport's own, see [`Transport::default_timeout_ms`]).
     pub timeout_ms: Option<u64>,
     /// Progress restarts the deadline (SPEC 3.4).
@@ -248,7 +251,7 @@ fn request_on(
     options: RequestOptions,
 ) -> BoxFuture<'static, Outcome> {
     let (tx, rx) = oneshot::channel();
-    let id = transport.next_id();
+    let id = options.id.unwrap_or_else(|| transport.next_id());
     let method_json = serde_json::to_string(method).unwrap_or_else(|_| "\"\"".into());
     let request = OutgoingRequest {
         id,
