@@ -364,7 +364,9 @@ describe('4. work aborted mid-await leaves nothing behind', () => {
     const t = await http()
     await t.request('initialize', initParams)
     await abortMany(t, 'slow-headers', 10000, { resetTimeoutOnProgress: true, onProgress: () => {} })
-    expect(await waitFor(() => JSON.parse(t._native.stats()).deadlines === 0, 2000)).toBe(true)
+    // (Draining 10,000 aborted tasks takes a while on a loaded 2-core machine; what matters is
+    // that nothing is left, not how fast.)
+    expect(await waitFor(() => JSON.parse(t._native.stats()).deadlines === 0, 15000)).toBe(true)
     expect(JSON.parse(t._native.stats())).toEqual({ inflight: 0, deadlines: 0, waiters: 0 })
   }, 60000)
 
@@ -373,7 +375,7 @@ describe('4. work aborted mid-await leaves nothing behind', () => {
     open.push(t)
     await t.request('initialize', initParams)
     await abortMany(t, 'hang', 10000)
-    expect(await waitFor(() => JSON.parse(t._native.stats()).waiters === 0, 2000)).toBe(true)
+    expect(await waitFor(() => JSON.parse(t._native.stats()).waiters === 0, 15000)).toBe(true)
     expect(JSON.parse(t._native.stats())).toEqual({ inflight: 0, deadlines: 0, waiters: 0 })
   }, 60000)
 })

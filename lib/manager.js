@@ -369,7 +369,10 @@ class MCPManager {
     for (const ev of events) {
       if (ev[0] === 11) {
         const face = this._faces.get(ev[1])
-        if (face) face._face._onEvent(ev[2])
+        if (face) {
+          face._face._onEvent(ev[2])
+          if (face._retired) this._dropIfDone(ev[1])
+        }
       } else if (ev[0] === 12) {
         this._onManagerEvent(ev)
       }
@@ -461,10 +464,27 @@ class MCPManager {
   /** @param {string} name */
   _forget(name) {
     const tag = this._tags.get(name)
-    if (tag !== undefined) this._faces.delete(tag)
+    if (tag !== undefined) {
+      // Its client's last events (its close, the failure of requests in flight) may still be on
+      // their way: the face goes once it has heard them.
+      const face = this._faces.get(tag)
+      if (face) face._retired = true
+      this._dropIfDone(tag)
+    }
     this._tags.delete(name)
     this._connections.delete(name)
     if (this._serverTools.delete(name)) this._rebuildTools()
+  }
+
+  /**
+   * Forgets a retired server's client face once it is closed and nothing waits on it.
+   * @param {number} tag
+   */
+  _dropIfDone(tag) {
+    const face = this._faces.get(tag)
+    if (!face) return
+    const closed = face._state === 'idle' || face._state === 'closed'
+    if (closed && !face._face._connected && face._face._pending.size === 0) this._faces.delete(tag)
   }
 
   /**

@@ -30,9 +30,10 @@ pub(crate) fn on_drop(client: &Arc<Inner>, generation: u64, reason: Option<Error
     match client.options.reconnect {
         None => {
             st.status = Status::Closed;
-            st.last_error = Some(reason.unwrap_or_else(Error::closed));
+            let reason = reason.unwrap_or_else(Error::closed);
+            st.last_error = Some(reason.clone());
             drop(st);
-            client.set_status(Status::Closed, None);
+            client.set_status(Status::Closed, Some(reason));
         }
         Some(policy) => {
             st.status = Status::Reconnecting;

@@ -73,6 +73,9 @@ pub(crate) struct Inner {
     pub(crate) host: Arc<dyn ManagerHost>,
     /// In start order.
     pub(crate) servers: Mutex<Vec<Server>>,
+    /// The outcome of each name's latest start, kept after the server leaves `servers`, so that
+    /// a gate run later still hears how a start that finished first ended.
+    pub(crate) outcomes: Mutex<std::collections::HashMap<String, tokio_watch::Receiver<Outcome>>>,
     pub(crate) tokens: std::sync::atomic::AtomicU64,
 }
 
@@ -102,6 +105,7 @@ impl Manager {
                 options,
                 host,
                 servers: Mutex::new(Vec::new()),
+                outcomes: Mutex::default(),
                 tokens: Default::default(),
             }),
         }

@@ -38,8 +38,23 @@ pub struct GateReport {
     pub errors: Vec<(String, Error)>,
 }
 
+/// Errors compare by their message (what the JavaScript result holds).
+impl PartialEq for GateReport {
+    fn eq(&self, other: &Self) -> bool {
+        let messages = |r: &GateReport| {
+            r.errors
+                .iter()
+                .map(|(n, e)| (n.clone(), e.to_string()))
+                .collect::<Vec<_>>()
+        };
+        self.connected == other.connected
+            && self.deferred == other.deferred
+            && messages(self) == messages(other)
+    }
+}
+
 /// [`Manager::connect_servers`]: both reports.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct ConnectReport {
     /// The start.
     pub start: StartReport,
@@ -84,18 +99,10 @@ impl Manager {
     pub async fn gate(&self, started: &[String]) -> GateReport {
         let inner = &self.inner;
         let starts: Vec<(String, Option<watch::Receiver<Outcome>>)> = {
-            let servers = lock(&inner.servers);
+            let outcomes = lock(&inner.outcomes);
             started
                 .iter()
-                .map(|n| {
-                    (
-                        n.clone(),
-                        servers
-                            .iter()
-                            .find(|s| &s.name == n)
-                            .and_then(|s| s.start.clone()),
-                    )
-                })
+                .map(|n| (n.clone(), outcomes.get(n).cloned()))
                 .collect()
         };
         let all =
@@ -108,7 +115,10 @@ impl Manager {
             if rx.borrow().is_some() {
                 continue;
             }
-            let config = self.config(name).unwrap_or(Value::Null);
+            // Disconnected meanwhile: nothing to stand in for.
+            let Some(config) = self.config(name) else {
+                continue;
+            };
             let cached = tokio::select! {
                 cached = inner.host.cache_get(name, &config) => cached,
                 () = settled(rx.clone()) => None,
@@ -156,6 +166,7 @@ async fn settled(mut rx: watch::Receiver<Outcome>) {
 /// Registers server `name` as starting and runs its start in the background.
 fn spawn_start(inner: &Arc<Inner>, name: String, config: Value) {
     let (tx, rx) = watch::channel(None);
+    lock(&inner.outcomes).insert(name.clone(), rx.clone());
     let token = inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
     let sink = Arc::new(ServerSink::new(inner, &name, token));
     let placeholder = ServerConfig::stdio("", &[]);
@@ -261,6 +272,16 @@ async fn finish(
             return;
         }
         Ok(tools) => match inner.host.tools(name, client, &tools).await {
+            Ok(()) if !current(inner, name, token) => {
+                // [fix] Disconnected while its owner took the tools: they are withdrawn again,
+                // and the server is not reported up.
+                client.close().await;
+                inner.host.event(ManagerEvent::Removed {
+                    server: name.into(),
+                });
+                let _ = tx.send(Some(Ok(())));
+                return;
+            }
             Ok(()) => Ok(tools),
             Err(e) => {
                 client.close().await;
@@ -302,10 +323,12 @@ async fn finish(
                     .position(|s| s.name == name && s.token == token);
                 at.map(|i| servers.remove(i))
             };
-            let _ = tx.send(Some(Err(error.clone())));
             if was.is_none() {
+                // Its owner disconnected it meanwhile: not a failure (the gate reports nothing).
+                let _ = tx.send(Some(Ok(())));
                 return;
             }
+            let _ = tx.send(Some(Err(error.clone())));
             inner.host.log(
                 LogLevel::Error,
                 "MCP tool load failed",

@@ -51,12 +51,18 @@ impl EventSink for ServerSink {
 
 impl ClientSink for ServerSink {
     fn client_event(&self, event: ClientEvent) {
-        if let (Some(inner), ClientEvent::Status(status, error)) = (self.manager.upgrade(), &event)
-            && self.registered(&inner)
-        {
-            on_client_status(&inner, &self.name, *status, error.clone());
-        }
+        // The client's own news first, then what the manager makes of it (its owner hears of the
+        // client's close before the server is removed).
+        let status = match (&event, self.manager.upgrade()) {
+            (ClientEvent::Status(status, error), Some(inner)) if self.registered(&inner) => {
+                Some((inner, *status, error.clone()))
+            }
+            _ => None,
+        };
         self.downstream.client_event(event);
+        if let Some((inner, status, error)) = status {
+            on_client_status(&inner, &self.name, status, error);
+        }
     }
 
     fn observe(&self, events: &[Event]) {
