@@ -36,3 +36,13 @@ pub mod transport;
 #[cfg(feature = "node")]
 #[doc(hidden)]
 pub mod binding;
+
+// Unix only: child processes are managed as process groups with POSIX signals, pipes are driven
+// as raw descriptors, files get Unix modes. Linux-only parts (the parent-death signal, the
+// `/proc` zombie check) have a portable path beside them, so other Unixes (macOS, the BSDs)
+// compile. Windows would need its own process handling (job objects), not a cfg here and there.
+#[cfg(not(unix))]
+compile_error!(
+    "mcp-native supports Unix only (Linux; macOS builds too, with a weaker cleanup of servers \
+     after a host crash): it manages MCP servers as POSIX process groups"
+);

@@ -83,12 +83,17 @@ pub fn signal_group(pgid: i32, signal: i32) -> bool {
     unsafe { libc::kill(-pgid, signal) == 0 }
 }
 
-/// True while group `pgid` has a process that is not a zombie.
+/// True while group `pgid` has a process that is not a zombie (see `has_live_member` for how
+/// closely each platform can tell).
 pub fn group_alive(pgid: i32) -> bool {
-    if !signal_group(pgid, 0) {
-        return false;
-    }
-    // kill(…, 0) also counts zombies that nobody has reaped yet; look closer where /proc exists.
+    signal_group(pgid, 0) && has_live_member(pgid)
+}
+
+/// Whether group `pgid`, which `kill(…, 0)` found non-empty, has a member that is not a zombie:
+/// kill(2) also counts zombies that nobody has reaped yet. On Linux, `/proc` tells (where it is
+/// not mounted, the probe's answer stands).
+#[cfg(target_os = "linux")]
+fn has_live_member(pgid: i32) -> bool {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return true;
     };
@@ -115,6 +120,18 @@ pub fn group_alive(pgid: i32) -> bool {
         }
     }
     false
+}
+
+/// Elsewhere (macOS, the BSDs) there is no `/proc`, and the `kill(…, 0)` probe is the answer: a
+/// group whose only members are unreaped zombies counts as alive. What is weaker is time, not
+/// what is left behind: a zombie is reaped by its parent (tokio, for the server itself) or, once
+/// that parent is gone, by the system, so such a group empties soon after. Until then the waits
+/// that poll this (the grace after SIGTERM in a transport's shutdown, and [`EXIT_GRACE`] in
+/// [`kill_all_children`]) may run to their end, and the SIGKILL that follows reaches only
+/// zombies.
+#[cfg(not(target_os = "linux"))]
+fn has_live_member(_pgid: i32) -> bool {
+    true
 }
 
 /// Terminates every registered child process group: SIGTERM, up to [`EXIT_GRACE`], then SIGKILL.

@@ -47,35 +47,48 @@ pub(super) fn spawn(config: &StdioConfig) -> Result<Child, Error> {
             }
         }
     }
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: runs in the forked child before exec, where only async-signal-safe calls are
-        // allowed; prctl(2) and getppid(2) are. PR_SET_PDEATHSIG makes the kernel SIGTERM the
-        // server when the thread that spawned it dies (the host process crashed or was killed
-        // without running its exit hooks). If the parent died before prctl took effect, getppid
-        // no longer returns it, and the child exits at once instead of becoming an orphan.
-        let parent = std::process::id() as libc::pid_t;
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGTERM as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                ) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::getppid() != parent {
-                    libc::_exit(1);
-                }
-                Ok(())
-            });
-        }
-    }
+    end_with_host(&mut cmd);
     cmd.spawn().map_err(|e| Error::spawn(&config.command, &e))
 }
+
+/// Ties the server to the host process for the case the exit hook cannot cover: the host dying
+/// without running it (SIGKILL, a crash). On Linux the kernel does it: `PR_SET_PDEATHSIG`
+/// SIGTERMs the server when the thread that spawned it dies.
+#[cfg(target_os = "linux")]
+fn end_with_host(cmd: &mut tokio::process::Command) {
+    // SAFETY: runs in the forked child before exec, where only async-signal-safe calls are
+    // allowed; prctl(2) and getppid(2) are. If the parent died before prctl took effect, getppid
+    // no longer returns it, and the child exits at once instead of becoming an orphan.
+    let parent = std::process::id() as libc::pid_t;
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGTERM as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere (macOS, the BSDs) there is no parent-death signal, so nothing is set up here and
+/// this is weaker than on Linux. A host that exits normally still takes every server group down
+/// through the exit sweep ([`crate::runtime::kill_all_children`]: `core.js` calls it on `exit`,
+/// a Rust host can call it too), but a host killed without running its exit hooks leaves only
+/// the closing of the server's stdin behind. A server that ends at stdin EOF (as MCP's stdio
+/// transport asks) still goes; one that ignores EOF, and whatever it started in its group,
+/// outlives the host.
+#[cfg(not(target_os = "linux"))]
+fn end_with_host(_cmd: &mut tokio::process::Command) {}
 
 pub(super) fn exit_info(status: ExitStatus) -> ExitInfo {
     use std::os::unix::process::ExitStatusExt;
