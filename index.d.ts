@@ -438,6 +438,8 @@ export declare class MCPClient {
   onRequest?: MCPRequestHandler
   /** Every status change: `connecting` (also while reconnecting), `connected`, `disconnected`. */
   onStatus?: (status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
+  /** [beyond] Something worth a log line (a tool left out of `tools/list` for an invalid `x-mcp-header`, SPEC 9.1). */
+  onWarning?: (message: string) => void
   connect(options?: { signal?: AbortSignal }): Promise<MCPServerConnection>
   close(): Promise<void>
   request<T = unknown>(method: string, params?: Record<string, unknown>, options?: MCPRequestOptions): Promise<T>

@@ -287,6 +287,8 @@ class MCPClient {
     this.onClose = undefined
     /** @type {((error: Error) => void) | undefined} */
     this.onError = undefined
+    /** @type {((message: string) => void) | undefined} */
+    this.onWarning = undefined
     /**
      * [beyond] `(status, error?)` on every change: "connecting" | "connected" | "disconnected".
      * @type {((status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void) | undefined}
@@ -707,6 +709,9 @@ class MCPClient {
       }
       case 9:
         callGuarded(this, this.onError, root.makeError(ev[1]))
+        break
+      case 13:
+        callGuarded(this, this.onWarning, String(ev[1]))
         break
       case 10:
         if (root.JS_READER && face instanceof root.StdioTransport) {

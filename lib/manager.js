@@ -425,6 +425,7 @@ class MCPManager {
       if (typeof this.onNotification === 'function') this._guard(() => this.onNotification?.(name, method, params))
     }
     client.onError = (/** @type {unknown} */ err) => this._logger.warn(`MCP server "${name}": ${messageOf(err)}`)
+    client.onWarning = (/** @type {string} */ message) => this._logger.warn(`MCP server "${name}": ${message}`)
     const handler = this._onRequest
     if (handler) client.onRequest = (/** @type {string} */ method, /** @type {unknown} */ params) => handler(name, method, params)
   }

@@ -25,7 +25,7 @@ use crate::client::{
     ServerConfig,
 };
 use crate::error::Error as McpError;
-use crate::transport::{Reply, Transport};
+use crate::transport::{Reply, RequestOptions, Transport, outcome_event};
 
 /// JS `() => configJson`: the config object as it is now.
 type ConfigCallback = ThreadsafeFunction<(), String, (), Status, false, true>;
@@ -94,6 +94,12 @@ pub struct NativeClient {
     tasks: Arc<Mutex<HashMap<u32, tokio::task::AbortHandle>>>,
     /// stderr delivery, applied to every stdio connection.
     stderr: bool,
+    /// Modern-era calls in flight, by request id (`cancel` stops them).
+    calls: Arc<Mutex<HashMap<u64, tokio::task::AbortHandle>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl NativeClient {
@@ -106,6 +112,7 @@ impl NativeClient {
             batch,
             tasks: Arc::default(),
             stderr: false,
+            calls: Arc::default(),
         }
     }
 
@@ -154,6 +161,7 @@ impl NativeClient {
                 batch: sink,
                 tasks: Arc::default(),
                 stderr: false,
+                calls: Arc::default(),
             })
         })
     }
@@ -296,13 +304,44 @@ impl NativeClient {
 
     // --- the transport face (the current connection) ------------------------------------------
 
-    /// As `NativeStdio.sendRequests`, on the current connection.
+    /// As `NativeStdio.sendRequests`, on the current connection. In the modern era each request
+    /// is a call of the Rust client (its `_meta`, headers and `input_required` rounds), whose
+    /// outcome comes back as the same event under the same id.
     #[napi]
     pub fn send_requests(&self, env: Env, batch: String) -> Result<bool> {
         guard(&env, || {
             let (requests, failed) = read_batch(&batch);
             self.sink.emit_all(failed);
-            Ok(self.transport().is_some_and(|t| t.send(requests).is_ok()))
+            let Some(conn) = self.client.conn() else {
+                return Ok(false);
+            };
+            if conn.modern_version().is_none() {
+                return Ok(conn.transport().send(requests).is_ok());
+            }
+            for r in requests {
+                let id = r.id;
+                let method: String = serde_json::from_str(r.method_json).unwrap_or_default();
+                let params = r.params.map(str::to_owned);
+                let options = RequestOptions {
+                    id: Some(id),
+                    timeout_ms: Some(r.timeout_ms),
+                    progress: r.progress,
+                    ..RequestOptions::default()
+                };
+                let (client, sink, calls) =
+                    (self.client.clone(), self.sink.clone(), self.calls.clone());
+                // Held while the task is registered: its own removal waits for that.
+                let mut registry = lock(&self.calls);
+                let task = crate::runtime::handle().spawn(async move {
+                    let outcome = client
+                        .request_raw(&method, params.as_deref(), options)
+                        .await;
+                    lock(&calls).remove(&id);
+                    sink.emit(outcome_event(id, outcome));
+                });
+                registry.insert(id, task.abort_handle());
+            }
+            Ok(true)
         })
     }
 
@@ -348,6 +387,10 @@ impl NativeClient {
     #[napi]
     pub fn cancel(&self, env: Env, id: f64, reason: String) -> Result<()> {
         guard(&env, || {
+            // A modern-era call: stopping its task gives up its request in flight.
+            if let Some(task) = lock(&self.calls).remove(&as_id(id)) {
+                task.abort();
+            }
             if let Some(t) = self.transport() {
                 t.cancel(as_id(id), &reason);
             }
@@ -365,9 +408,14 @@ impl NativeClient {
         error: Option<String>,
     ) -> Result<bool> {
         guard(&env, || {
+            let outcome = reply_outcome(&result, &error);
+            // An input request of the modern era (its id is the client's own), else the server's.
+            if self.client.answer_input(&id, outcome) {
+                return Ok(true);
+            }
             Ok(self
                 .transport()
-                .is_some_and(|t| t.respond(&id, reply_outcome(&result, &error)).is_ok()))
+                .is_some_and(|t| t.respond(&id, outcome).is_ok()))
         })
     }
 
