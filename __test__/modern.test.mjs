@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { callTool, connectToServer, disconnectServer, listTools, MCPClient, MCPManager } from 'mcp-native'
-import { fixture, NODE, ROOT, settle, startHttpFixture } from './helpers.mjs'
+import { fixture, NODE, ROOT, settle, startHttpFixture, waitFor } from './helpers.mjs'
 
 const MODERN = join(ROOT, '__test__', 'fixture', 'modern-server.mjs')
 const V = '2026-07-28'
@@ -36,8 +36,9 @@ afterEach(async () => {
 
 const stdioModern = (flags = []) => ({ command: NODE, args: [MODERN, ...flags], killGraceMs: 200 })
 const text = (result) => result.content[0].text
+/** What the server got, but the `subscriptions/listen` the client keeps open beside. */
 async function requests(client) {
-  return (await client.request('requests')).requests
+  return (await client.request('requests')).requests.filter((r) => r.method !== 'subscriptions/listen')
 }
 
 for (const kind of ['http', 'stdio']) {
@@ -181,6 +182,24 @@ describe('era negotiation', () => {
       expect(client.protocolVersion).toBe('2025-11-25')
       const result = await client.callTool('echo', { message: 'hi' })
       expect(JSON.stringify(result)).toContain('hi')
+    }
+  })
+
+  it("list_changed comes through subscriptions/listen: the manager refreshes a modern server's tools", async () => {
+    const own = await startModern()
+    forced.push(own.child)
+    const m = new MCPManager(ROOT, null, { protocolVersion: V })
+    open.push(m)
+    await m.connectServers({ mh: { type: 'http', url: own.url }, ms: stdioModern() }, {})
+    for (const name of ['mh', 'ms']) {
+      const client = m.getConnection(name)
+      // The listen request is open (it carries its filter and _meta).
+      await waitFor(async () => (await client.transport.request('requests')).requests.some((r) => r.method === 'subscriptions/listen'))
+      const listen = (await client.transport.request('requests')).requests.find((r) => r.method === 'subscriptions/listen')
+      expect(listen.params.notifications).toEqual({ toolsListChanged: true })
+      expect(listen.params._meta['io.modelcontextprotocol/protocolVersion']).toBe(V)
+      expect((await client.transport.request('add-tool')).listeners).toBe(1)
+      expect(await waitFor(() => m.getTools().some((t) => t.name === `mcp_${name}_added`), 5000)).toBe(true)
     }
   })
 

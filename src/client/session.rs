@@ -343,7 +343,14 @@ pub(super) async fn adopt(
             st.status = Status::Connected;
             st.reconnecting = None;
             drop(st);
-            if let ConnKind::Http(t) = &conn.kind {
+            if conn.modern.get().is_some() {
+                // The modern era's change notifications come through `subscriptions/listen`.
+                let caps = serde_json::to_value(&init.capabilities).unwrap_or_default();
+                if let Some(filter) = modern::listen_filter(&caps) {
+                    let (weak, generation) = (Arc::downgrade(inner), conn.generation);
+                    crate::runtime::handle().spawn(modern::listen(weak, generation, filter));
+                }
+            } else if let ConnKind::Http(t) = &conn.kind {
                 // Servers send what belongs to no request (an elicitation, list_changed) there.
                 let id = t.next_id();
                 t.start_listener(id);

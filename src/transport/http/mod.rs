@@ -18,7 +18,7 @@
 
 mod exchange;
 mod legacy;
-mod listener;
+pub(crate) mod listener;
 mod post;
 mod sse;
 
