@@ -22,9 +22,9 @@ async function passes(scenario, revision) {
 describe('official conformance suite 0.2.0-alpha.12 (client, quick set)', () => {
   it('core: tools_call @ 2025-11-25', () => passes('tools_call', '2025-11-25'), 60000)
 
-  // Needs protocol revision 2026-07-28 (SPEC 9.1/9.2): server/discover, per-request _meta
-  // and the MCP-Protocol-Version/Mcp-Method/Mcp-Name headers instead of initialize.
-  it.skip('core: tools_call @ 2026-07-28', () => passes('tools_call', '2026-07-28'), 60000)
+  it('core: tools_call @ 2026-07-28', () => passes('tools_call', '2026-07-28'), 60000)
+
+  it('core: sep-2322-client-request-state @ 2026-07-28', () => passes('sep-2322-client-request-state', '2026-07-28'), 60000)
 
   // Needs the OAuth client (SPEC 10): MCPClient's `oauth` option with the headless authorizer
   // (PRM from WWW-Authenticate, AS metadata, DCR, PKCE, token request, bearer retry).

@@ -13,7 +13,10 @@ use mcp_native::client::{
 };
 use serde_json::{Value, json};
 
-const MODERN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixture/modern-server.mjs");
+const MODERN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/__test__/fixture/modern-server.mjs"
+);
 const LEGACY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixture/server.mjs");
 const V: &str = "2026-07-28";
 const WAIT: Duration = Duration::from_secs(20);
@@ -44,7 +47,9 @@ fn start_http() -> (Server, String) {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let port = serde_json::from_str::<Value>(&line).unwrap()["port"].as_u64().unwrap();
+    let port = serde_json::from_str::<Value>(&line).unwrap()["port"]
+        .as_u64()
+        .unwrap();
     (Server(child), format!("http://127.0.0.1:{port}/mcp"))
 }
 
@@ -60,12 +65,19 @@ fn stdio(script: &str) -> ServerConfig {
 struct Accept;
 
 impl RequestHandler for Accept {
-    fn handle(&self, method: String, _params: Option<Value>) -> BoxFuture<'static, Result<Value, HandlerError>> {
+    fn handle(
+        &self,
+        method: String,
+        _params: Option<Value>,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
         Box::pin(async move {
             if method == "elicitation/create" {
                 Ok(json!({ "action": "accept", "content": { "ok": true } }))
             } else {
-                Err(HandlerError { code: -32601, message: "no".into() })
+                Err(HandlerError {
+                    code: -32601,
+                    message: "no".into(),
+                })
             }
         })
     }
@@ -84,25 +96,42 @@ fn text(result: &Value) -> Value {
 }
 
 async fn exercise(config: ServerConfig, http: bool) {
-    let client = within(Client::connect_to("m", config, modern_options(Handler::Rust(Arc::new(Accept)))))
-        .await
-        .unwrap();
+    let client = within(Client::connect_to(
+        "m",
+        config,
+        modern_options(Handler::Rust(Arc::new(Accept))),
+    ))
+    .await
+    .unwrap();
     assert_eq!(client.modern_version().as_deref(), Some(V));
     let info = client.server().unwrap().server_info.unwrap();
     assert_eq!(info.name, "modern-fixture");
-    let names: Vec<String> = within(client.list_tools()).await.unwrap().into_iter().map(|t| t.name).collect();
+    let names: Vec<String> = within(client.list_tools())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     if http {
-        assert_eq!(names, ["echo", "confirm", "headers", "slow"], "bad_tool is left out over HTTP");
+        assert_eq!(
+            names,
+            ["echo", "confirm", "headers", "slow"],
+            "bad_tool is left out over HTTP"
+        );
     } else {
         assert!(names.contains(&"bad_tool".to_owned()));
     }
-    let echo: Value = within(client.request("tools/call", &json!({ "name": "echo", "arguments": { "x": 1 } })))
-        .await
-        .unwrap();
+    let echo: Value = within(client.request(
+        "tools/call",
+        &json!({ "name": "echo", "arguments": { "x": 1 } }),
+    ))
+    .await
+    .unwrap();
     assert_eq!(text(&echo), json!({ "x": 1 }));
-    let confirm: Value = within(client.request("tools/call", &json!({ "name": "confirm", "arguments": {} })))
-        .await
-        .unwrap();
+    let confirm: Value =
+        within(client.request("tools/call", &json!({ "name": "confirm", "arguments": {} })))
+            .await
+            .unwrap();
     assert_eq!(
         text(&confirm),
         json!({ "answer": { "action": "accept", "content": { "ok": true } }, "state": "state-1" })
@@ -119,7 +148,9 @@ async fn exercise(config: ServerConfig, http: bool) {
         assert_eq!(h["mcp-param-priority"], "42");
         assert_eq!(h["mcp-name"], "headers");
     }
-    let seen: Value = within(client.request("requests", &json!({}))).await.unwrap();
+    let seen: Value = within(client.request("requests", &json!({})))
+        .await
+        .unwrap();
     let methods: Vec<&str> = seen["requests"]
         .as_array()
         .unwrap()
@@ -130,7 +161,10 @@ async fn exercise(config: ServerConfig, http: bool) {
     assert_eq!(methods[0], "server/discover");
     assert!(!methods.contains(&"initialize"));
     for r in seen["requests"].as_array().unwrap() {
-        assert_eq!(r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], V);
+        assert_eq!(
+            r["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            V
+        );
     }
     within(client.close()).await;
 }
@@ -148,33 +182,53 @@ async fn a_modern_server_over_stdio() {
 
 #[tokio::test]
 async fn without_a_handler_an_elicitation_fails_the_call() {
-    let client = within(Client::connect_to("m", stdio(MODERN), modern_options(Handler::Default)))
-        .await
-        .unwrap();
-    let err = within(client.request::<Value>("tools/call", &json!({ "name": "confirm", "arguments": {} })))
-        .await
-        .unwrap_err();
-    assert_eq!(err.to_string(), "MCP error: server asked for elicitation/create and no handler is set");
+    let client = within(Client::connect_to(
+        "m",
+        stdio(MODERN),
+        modern_options(Handler::Default),
+    ))
+    .await
+    .unwrap();
+    let err = within(
+        client.request::<Value>("tools/call", &json!({ "name": "confirm", "arguments": {} })),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "MCP error: server asked for elicitation/create and no handler is set"
+    );
     within(client.close()).await;
 }
 
 #[tokio::test]
 async fn a_legacy_first_client_switches_once_for_a_modern_only_http_server() {
     let (_server, url) = start_http();
-    let client = within(Client::connect_to("m", ServerConfig::http(url), ClientOptions::default()))
-        .await
-        .unwrap();
+    let client = within(Client::connect_to(
+        "m",
+        ServerConfig::http(url),
+        ClientOptions::default(),
+    ))
+    .await
+    .unwrap();
     assert_eq!(client.modern_version().as_deref(), Some(V));
     within(client.close()).await;
 }
 
 #[tokio::test]
 async fn a_modern_first_client_speaks_2025_to_a_legacy_stdio_server() {
-    let client = within(Client::connect_to("l", stdio(LEGACY), modern_options(Handler::Default)))
-        .await
-        .unwrap();
+    let client = within(Client::connect_to(
+        "l",
+        stdio(LEGACY),
+        modern_options(Handler::Default),
+    ))
+    .await
+    .unwrap();
     assert_eq!(client.modern_version(), None);
-    assert_eq!(client.server().unwrap().protocol_version.as_deref(), Some("2025-11-25"));
+    assert_eq!(
+        client.server().unwrap().protocol_version.as_deref(),
+        Some("2025-11-25")
+    );
     let tools = within(client.list_tools()).await.unwrap();
     assert!(tools.iter().any(|t| t.name == "echo"));
     within(client.close()).await;
