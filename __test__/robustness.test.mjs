@@ -552,6 +552,34 @@ describe('10. what the fault suite found', () => {
     expect(await t.request('echo', { again: true })).toEqual({ again: true })
   }, 15000)
 
+  it('a server that answers before reading a large body (404 unknown session) leaves no socket once closed', async () => {
+    // The fault suite's fd-leak cases: a 4 MiB request answered at once, body unread. hyper never
+    // hands such a connection back nor closes it, so close() could not end it.
+    const { createServer } = await import('node:http')
+    const srv = createServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' })
+      res.end('{"error":"unknown session"}')
+    })
+    srv.keepAliveTimeout = 120000
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r))
+    const conns = () => new Promise((r) => srv.getConnections((_e, n) => r(n)))
+    try {
+      const t = await createHttpTransport({ type: 'http', url: `http://127.0.0.1:${srv.address().port}/mcp`, timeout: 5000 })
+      for (let i = 0; i < 3; i++) {
+        await expect(t.request('tools/call', { name: 'x', arguments: { pad: 'p'.repeat(4 << 20) } })).rejects.toThrow('HTTP 404')
+      }
+      // Small requests keep their keep-alive connection until close().
+      await expect(t.request('tools/call', { name: 'small' })).rejects.toThrow('HTTP 404')
+      expect(await conns()).toBeGreaterThan(0)
+      await t.close()
+      await waitFor(async () => (await conns()) === 0, 3000)
+      expect(await conns()).toBe(0)
+    } finally {
+      srv.closeAllConnections()
+      srv.close()
+    }
+  }, 15000)
+
   it("a connect aborted by its caller's signal: requests waiting for it, and a second connect() sharing it, get MCP_NOT_CONNECTED with the reason as cause", async () => {
     const client = new MCPClient('slow', fixture(['--init-delay-ms=500'], { killGraceMs: 50 }))
     const ctrl = new AbortController()

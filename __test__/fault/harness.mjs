@@ -38,6 +38,8 @@ import { caseSeed, prng, randomSeed } from './prng.mjs'
 const CHAOS = join(dirname(fileURLToPath(import.meta.url)), 'chaos-server.mjs')
 /** Slack on every deadline (a loaded 2-core machine); FAULT_GRACE_MS overrides. */
 export const GRACE = Number(process.env.FAULT_GRACE_MS ?? 1500)
+/** How long the runtime's fetch keeps an idle socket it never sent on (undici's default keep-alive). */
+const FETCH_POOL_IDLE_MS = 4500
 const INIT_PARAMS = { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'fault-suite', version: '1' } }
 const runTag = randomSeed().toString(36)
 
@@ -302,6 +304,8 @@ class Case {
     this.http = []
     this.closers = []
     this.finalClose = null
+    // Set by a callMCP op: the runtime's fetch pool may keep a socket (see checkFds).
+    this.usedFetch = false
     this.t0 = performance.now()
     this.dir = mkdtempSync(join(tmpdir(), 'mcp-fault-'))
     this.shared = new AbortController()
@@ -577,7 +581,11 @@ class Case {
   /** Runs after every transport reported closed and every process is gone: what is left of
    * their descriptors goes within the grace period. */
   async checkFds(base) {
-    const deadline = this.now() + GRACE
+    // callMCP is the runtime's fetch (SPEC 4). A fetch aborted while its connection was still
+    // being made leaves that new socket idle in the runtime's global pool (no request was sent
+    // on it, so `Connection: close` cannot apply) until the pool's idle timeout (undici: 4 s).
+    // That pool is not the package's; the socket must still be gone by then.
+    const deadline = this.now() + GRACE + (this.usedFetch ? FETCH_POOL_IDLE_MS : 0)
     let snap = fdSnapshot()
     while ((snap.total > base.total || snap.sockets > base.sockets) && this.now() < deadline) {
       await delay(25)
@@ -753,6 +761,7 @@ function transportOp(c, t, s, op) {
       // connect() again: a no-op while connected; after a close, a fresh process or session.
       return c.track(label, t.connect(), c.closeBound(s) + GRACE)
     case 'callMCP': {
+      c.usedFetch = true
       const timeout = op.timeout ?? s.timeout
       // callMCP is the runtime's `fetch` (SPEC 4): an idle keep-alive socket stays in the
       // runtime's global pool for the server's keep-alive hint (the chaos server's is 120 s).

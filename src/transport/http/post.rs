@@ -59,6 +59,14 @@ pub(super) fn http_error(
     }
 }
 
+/// POST bodies larger than this ask for `Connection: close`. A server may answer before it has
+/// read such a body (a 404 for an unknown session, a 413); hyper then never hands that
+/// connection back to the pool nor closes it, so neither `close()` nor dropping the client ends
+/// it and the socket stays open until the server's keep-alive timeout (the fault suite's
+/// fd-leak cases; robustness test "answers before reading a large body"). Such bodies are
+/// rare (large tool arguments) and cost far more than a new connection to send.
+pub(super) const CLOSE_AFTER_BODY_BYTES: usize = 64 * 1024;
+
 /// An error with its sources, for messages that say why (`connection refused`, ...). The URL is
 /// left out: its query may carry an API key (`?exaApiKey=`), and the caller knows the URL.
 pub(super) fn error_chain(e: reqwest::Error) -> String {
@@ -168,7 +176,10 @@ impl Inner {
     ) -> Result<reqwest::Response, Error> {
         let mut authorized = false;
         loop {
-            let headers = self.post_headers(extra)?;
+            let mut headers = self.post_headers(extra)?;
+            if frame.len() > CLOSE_AFTER_BODY_BYTES && !headers.contains_key("connection") {
+                headers.insert("connection", HeaderValue::from_static("close"));
+            }
             let had_session = headers.contains_key("mcp-session-id");
             let url = match lock(&self.legacy).as_ref() {
                 Some(legacy) => legacy.endpoint.clone(),
