@@ -340,6 +340,24 @@ describe('type: "sse" legacy fallback', () => {
     await expect(t.request('nope')).rejects.toThrow(/^MCP error -32601: Method not found: nope$/)
   })
 
+  it('the stream ending closes the transport as a server exit does: pending requests reject, onClose once, connect() starts again', async () => {
+    const t = await createHttpTransport({ type: 'sse', url: `${base}/sse` })
+    open.push(t)
+    let closes = 0
+    t.onClose = () => closes++
+    await initialize(t)
+    // Nothing can answer once the stream is gone: the transport must not stay "connected" and
+    // send every later request to an endpoint the server has forgotten.
+    await expect(t.request('end-stream')).rejects.toMatchObject({ code: 'MCP_TRANSPORT_CLOSED' })
+    await waitFor(() => closes === 1, 3000)
+    expect(t.connected).toBe(false)
+    await expect(t.request('echo', { late: true })).rejects.toMatchObject({ code: 'MCP_NOT_CONNECTED' })
+    expect(closes).toBe(1)
+    await t.connect()
+    await initialize(t)
+    expect(await t.request('echo', { again: true })).toEqual({ again: true })
+  })
+
   it('refuses an endpoint on another origin, and type "http" never falls back', async () => {
     const evil = await createHttpTransport({ type: 'sse', url: `${base}/evil-sse` })
     open.push(evil)

@@ -133,9 +133,17 @@ impl Inner {
         for (_, waiter) in lock(&legacy.waiters).drain() {
             let _ = waiter.send(Err(Error::closed()));
         }
-        if self.open.load(std::sync::atomic::Ordering::Acquire) {
+        // Still this transport's connection (not one a close and a new connect replaced)?
+        let current = lock(&self.legacy)
+            .as_ref()
+            .is_some_and(|l| std::ptr::eq(&**l, legacy));
+        if current && self.open.load(std::sync::atomic::Ordering::Acquire) {
             self.sink
                 .emit(Event::Error(Error::Io("Legacy SSE stream ended".into())));
+            // The server dropped the stream (it restarted, or forgot the session): nothing can
+            // answer on this connection any more, and its endpoint answers 404. It closes as a
+            // stdio server's exit closes stdio, so that a reconnecting client starts again.
+            self.shut_down(true);
         }
     }
 

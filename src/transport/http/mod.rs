@@ -449,7 +449,7 @@ impl Inner {
     /// (their awaiting callers hear `Transport closed`), sends DELETE for the session (bounded by
     /// the timeout, outcome ignored), then, when `report`, emits [`Event::Closed`]`(None)`.
     /// False when not connected.
-    fn shut_down(self: &Arc<Self>, report: bool) -> bool {
+    pub(super) fn shut_down(self: &Arc<Self>, report: bool) -> bool {
         if !self.open.swap(false, Ordering::AcqRel) {
             return false;
         }
