@@ -252,7 +252,8 @@ async function main() {
         return false
       }
     } else if (r && Array.isArray(r.content) && r.content.length === 1 && r.content[0].type === 'text' && r.details) {
-      if (text === message && r.details.isError === false) {
+      // SPEC 8.1: details.isError is the server's `isError` as sent — undefined when absent.
+      if (text === message && !r.details.isError) {
         s.ok++
         s.lastOk = performance.now()
         return false
