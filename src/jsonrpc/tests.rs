@@ -1,0 +1,103 @@
+use super::*;
+
+fn raw(s: &str) -> Box<RawValue> {
+    RawValue::from_string(s.to_string()).unwrap()
+}
+
+#[test]
+fn frames_have_the_exact_key_order() {
+    assert_eq!(
+        String::from_utf8(request_frame(7, "tools/list", None)).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"tools/list\",\"params\":{}}\n"
+    );
+    assert_eq!(
+        String::from_utf8(notification_frame("a\"b", Some("{\"x\":1}"))).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"a\\\"b\",\"params\":{\"x\":1}}\n"
+    );
+    assert_eq!(
+        String::from_utf8(cancelled_frame(3, "Request timeout after 5ms")).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"3\",\"reason\":\"Request timeout after 5ms\"}}\n"
+    );
+    assert_eq!(
+        String::from_utf8(reply_frame("5", Err(METHOD_NOT_FOUND))).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}\n"
+    );
+}
+
+#[test]
+fn classification() {
+    assert!(matches!(classify(b"5"), Incoming::Ignored));
+    assert!(matches!(classify(b"null"), Incoming::Ignored));
+    assert!(matches!(classify(b"[1,2]"), Incoming::Ignored));
+    assert!(matches!(classify(b"\"x\""), Incoming::Ignored));
+    assert!(matches!(classify(b"not json"), Incoming::Malformed));
+    assert!(matches!(classify(b"{\"id\":"), Incoming::Malformed));
+    assert!(matches!(
+        classify(br#"{"jsonrpc":"2.0","method":"n","id":null}"#),
+        Incoming::Notification { params: None, .. }
+    ));
+    assert!(matches!(
+        classify(br#"{"jsonrpc":"2.0","method":"ping","id":4}"#),
+        Incoming::Request { .. }
+    ));
+    match classify(br#"{"id":"1","result":{"a":1},"error":null}"#) {
+        Incoming::Response {
+            outcome: Ok(Some(r)),
+            ..
+        } => assert_eq!(r.get(), "{\"a\":1}"),
+        other => panic!("{other:?}"),
+    }
+    match classify(br#"{"id":"1","error":{"code":1}}"#) {
+        Incoming::Response {
+            outcome: Err(e), ..
+        } => assert_eq!(e.get(), "{\"code\":1}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        classify(br#"{"id":"1","error":0}"#),
+        Incoming::Response {
+            outcome: Ok(None),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn ids_match_as_strings_or_stringified_numbers() {
+    assert_eq!(our_id(&raw("\"12\"")), Some(12));
+    assert_eq!(our_id(&raw("12")), Some(12));
+    assert_eq!(our_id(&raw("12.0")), Some(12));
+    assert_eq!(our_id(&raw("\"012\"")), None);
+    assert_eq!(our_id(&raw("\"abc\"")), None);
+    assert_eq!(our_id(&raw("-1")), None);
+}
+
+#[test]
+fn sniffs_the_id_of_a_truncated_message() {
+    assert_eq!(
+        sniff_id(br#"{"jsonrpc":"2.0","id":"42","result":{"text":"xxxx"#),
+        Some(42)
+    );
+    assert_eq!(
+        sniff_id(br#"{"result":{"content":[{"id":"7"}]},"id": 9, "x"#),
+        Some(9)
+    );
+    assert_eq!(sniff_id(br#"{ "id" : 5 , "error" :"#), Some(5));
+    assert_eq!(
+        sniff_id(br#"{ "id" : 5 ,"#),
+        None,
+        "not known to be a response yet"
+    );
+    assert_eq!(sniff_id(br#"{"result":"has \"id\":\"3\" inside"#), None);
+    assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":"4"#), None);
+}
+
+#[test]
+fn truthiness() {
+    for falsy in ["null", "false", "0", "-0", "0.0", "\"\""] {
+        assert!(!is_truthy(&raw(falsy)), "{falsy}");
+    }
+    for truthy in ["1", "{}", "[]", "\"0\"", "true", "-2"] {
+        assert!(is_truthy(&raw(truthy)), "{truthy}");
+    }
+}
