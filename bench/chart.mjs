@@ -48,7 +48,7 @@ export function chart(bars, doc) {
         for (const v of b.values)
           if (Number.isFinite(v)) out.push(`<circle cx="${x(v)}" cy="${y + (barH - 2) / 2}" r="2.2" fill="#222" fill-opacity="0.55"/>`)
       out.push(
-        `<text x="${x(b.speed) + 4}" y="${y + barH - 3}" font-size="11" fill="#333">${b.speed.toFixed(2)}${b.speed > xmax ? ' →' : ''}</text>`,
+        `<text x="${x(Math.max(b.speed, ...b.values.filter((v) => Number.isFinite(v)))) + 5}" y="${y + barH - 3}" font-size="11" fill="#333">${b.speed.toFixed(2)}${b.speed > xmax ? ' →' : ''}</text>`,
       )
     })
   })

@@ -20,12 +20,15 @@ import { chart } from './chart.mjs'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
 const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]
-const QUICK = argv.includes('--quick')
-const RUNS = Number(opt('runs') ?? 1)
+// --from=FILE: no measuring, the tables, results.json and the chart again from a results.json.
+const FROM = opt('from')
+const saved = FROM ? JSON.parse(readFileSync(FROM, 'utf8')) : null
+const QUICK = saved ? saved.mode === 'quick' : argv.includes('--quick')
+const RUNS = saved ? saved.runs : Number(opt('runs') ?? 1)
 const ONLY = opt('only')?.split(',')
 const NODE = process.execPath
 const BUN = findBun()
-const RUNTIMES = (opt('runtimes') ?? 'node,bun').split(',').filter((r) => r !== 'bun' || BUN)
+const RUNTIMES = saved ? Object.keys(saved.measurements[0]) : (opt('runtimes') ?? 'node,bun').split(',').filter((r) => r !== 'bun' || BUN)
 const median = (xs) => {
   const s = [...xs].filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
   if (!s.length) return Number.NaN
@@ -134,7 +137,22 @@ function ratios(r, rt) {
   }
   add('list', 'connect + 200-tool list time ÷ floor', time('connectList200', 'floor'), '', null, 'time')
   if (node) add('list', 'connect + 200-tool list: SDK time ÷ package time', 1 / time('connectList200', 'sdk'), '', null)
-  add('memory', 'RSS growth over the calls, MB', get(r, 'rss_package', 'package'), '<', 10)
+  add(
+    'memory',
+    `RSS growth over ${get(r, 'rss_package', 'package', 'calls').toLocaleString('en')} calls, MB`,
+    get(r, 'rss_package', 'package'),
+    '<',
+    10,
+  )
+  // No floor speaks the 2026-07-28 era: the package there ÷ the package in the 2025 era (same
+  // transport, sequential JSON replies, different fixture servers).
+  add(
+    'modern',
+    '2026-07-28 era ÷ 2025 era, HTTP sequential (package)',
+    get(r, 'modernSequential', 'package') / get(r, 'jsonSequential', 'package'),
+    '',
+    null,
+  )
   return rows
 }
 
@@ -161,9 +179,16 @@ const fmt = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–')
 
 // ---------------------------------------------------------------------------------------------
 
-const runs = []
-for (let i = 0; i < RUNS; i++) runs.push(await runOnce(i))
+const runs = saved ? saved.measurements : []
+if (!saved) for (let i = 0; i < RUNS; i++) runs.push(await runOnce(i))
 const last = runs[runs.length - 1]
+const machine = saved?.machine ?? {
+  cpus: `${cpus().length} × ${cpus()[0]?.model?.trim() ?? '?'}`,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  os: osName(),
+  node: process.version,
+  bun: BUN ? bunVersion() : null,
+}
 
 // The measured values (medians of the rounds) of every run, per runtime and workload.
 const UNITS = {
@@ -182,7 +207,7 @@ const UNITS = {
 }
 for (const rt of RUNTIMES) {
   console.log(
-    `\n${rt === 'node' ? `Node ${process.version}` : `Bun ${bunVersion()}`}: medians of the rounds${RUNS > 1 ? ` (run ${RUNS} of ${RUNS})` : ''}`,
+    `\n${rt === 'node' ? `Node ${machine.node}` : `Bun ${machine.bun}`}: medians of the rounds${RUNS > 1 ? ` (run ${RUNS} of ${RUNS})` : ''}`,
   )
   const table = []
   for (const [w, byClient] of Object.entries(last[rt])) {
@@ -229,7 +254,7 @@ console.table(
   rows.map((r) => ({
     runtime: r.runtime,
     ratio: r.label,
-    value: fmt(r.value),
+    value: fmt(r.value, Math.abs(r.value - (r.target ?? Number.NaN)) < 0.01 ? 3 : 2),
     ...(RUNS > 1 ? { runs: r.values.map((v) => fmt(v)).join(' ') } : {}),
     target: r.target === null ? '' : `${r.cmp} ${r.target}`,
     '': r.met,
@@ -242,15 +267,8 @@ if (stdioCap)
       `"server %" columns are the server's CPU over the wall time of each measurement (100 = one core busy).`,
   )
 
-const machine = {
-  cpus: `${cpus().length} × ${cpus()[0]?.model?.trim() ?? '?'}`,
-  memoryGiB: Math.round(totalmem() / 2 ** 30),
-  os: osName(),
-  node: process.version,
-  bun: BUN ? bunVersion() : null,
-}
 const doc = {
-  date: new Date().toISOString(),
+  date: saved?.date ?? new Date().toISOString(),
   mode: QUICK ? 'quick' : 'full',
   runs: RUNS,
   machine,
