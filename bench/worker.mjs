@@ -343,8 +343,9 @@ sections.large = async () => {
 
 /** Streamable HTTP (the fixture's HTTP mode): JSON and SSE replies, sequential and 32 in flight. */
 sections.http = async () => {
-  const SEQ = QUICK ? 300 : 1000
-  const PAR = QUICK ? 1000 : 4000
+  // quick: the SDK (~1k calls/s here) takes most of the section's time
+  const SEQ = QUICK ? 200 : 1000
+  const PAR = QUICK ? 600 : 4000
   const server = await startHttpServer(HTTP_FIXTURE, [])
   try {
     const load = (fn) => withServerLoad([server.pid], fn)
@@ -387,7 +388,7 @@ sections.modern = async () => {
 
 /** Connect + tools/list of a 200-tool stdio server (a fresh server and client each time). */
 sections.list = async () => {
-  const REPS = QUICK ? 3 : 5
+  const REPS = QUICK ? 2 : 5
   const extra = ['--tools=200']
   const makers = stdioClients(extra)
   // The client is started inside the case: what is timed is spawn + handshake + tools/list.
