@@ -25,7 +25,7 @@ export function chart(bars, doc) {
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
     `<text x="12" y="22" font-size="15" font-weight="600">mcp-native ÷ the runtime's plain client (floor): higher is better</text>`,
     `<text x="12" y="40" fill="#555">${esc(
-      `${doc.mode} mode, ${doc.runs > 1 ? `median of ${doc.runs} runs (dots: each run)` : 'one run'}, medians of alternating rounds; ${doc.date.slice(0, 16).replace('T', ' ')} UTC`,
+      `${doc.mode} mode, ${doc.runs > 1 ? `median of ${doc.runs} runs (dots: each run)` : 'one run'}, medians of alternating rounds; ${doc.date.slice(0, 16).replace('T', ' ')} UTC${doc.loadAverage ? `; load average ${doc.loadAverage.map((l) => l.toFixed(1)).join(' → ')}` : ''}`,
     )}</text>`,
     `<text x="12" y="56" fill="#555">${esc(
       `${doc.machine.cpus}, ${doc.machine.memoryGiB} GiB, ${doc.machine.os}; Node ${doc.machine.node}${doc.machine.bun ? `, Bun ${doc.machine.bun}` : ''}`,

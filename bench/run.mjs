@@ -10,7 +10,7 @@
 // target as met on the median of three full runs).
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus, totalmem } from 'node:os'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -180,7 +180,10 @@ const fmt = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–')
 // ---------------------------------------------------------------------------------------------
 
 const runs = saved ? saved.measurements : []
+// The 1-minute load average before and after: on two shared cores it says how much to trust a run.
+const load = saved ? (saved.loadAverage ?? null) : [loadavg()[0]]
 if (!saved) for (let i = 0; i < RUNS; i++) runs.push(await runOnce(i))
+if (!saved) load.push(loadavg()[0])
 const last = runs[runs.length - 1]
 const machine = saved?.machine ?? {
   cpus: `${cpus().length} × ${cpus()[0]?.model?.trim() ?? '?'}`,
@@ -272,6 +275,8 @@ const doc = {
   mode: QUICK ? 'quick' : 'full',
   runs: RUNS,
   machine,
+  commit: saved ? (saved.commit ?? null) : gitHead(),
+  loadAverage: load,
   ratios: rows,
   measurements: runs,
 }
@@ -288,6 +293,9 @@ const bars = rows
 writeFileSync(join(ROOT, 'bench', 'results.svg'), chart(bars, doc))
 console.log('\nwrote bench/results.json and bench/results.svg')
 
+function gitHead() {
+  return spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() || null
+}
 function bunVersion() {
   return spawnSync(BUN, ['--version'], { encoding: 'utf8' }).stdout.trim()
 }
