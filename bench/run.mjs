@@ -139,7 +139,7 @@ function ratios(r, rt) {
   if (node) add('list', 'connect + 200-tool list: SDK time ÷ package time', 1 / time('connectList200', 'sdk'), '', null)
   add(
     'memory',
-    `RSS growth over ${get(r, 'rss_package', 'package', 'calls').toLocaleString('en')} calls, MB`,
+    `RSS growth over ${get(r, 'rss_package', 'package', 'calls').toLocaleString('en').replace('NaN', 'the')} calls, MB`,
     get(r, 'rss_package', 'package'),
     '<',
     10,
