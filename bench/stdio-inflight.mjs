@@ -3,14 +3,32 @@
 //
 //   node bench/stdio-inflight.mjs native|raw [in-flight, default 64; 1 = sequential]
 //
-// Prints calls/s and the CPU time per call of this process and of the server. Alternate
+// (A profiling aid beside `npm run bench`, bench/run.mjs.) The fixture runs in its benchmark mode
+// (--batch-writes). Prints calls/s and the CPU time per call of this process and of the server. Alternate
 // the two several times: on two cores the fixture server shares the machine with the client.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createStdioTransport } from 'mcp-native'
-import { inFlightRate, sequentialRate } from './lib.mjs'
+import { performance } from 'node:perf_hooks'
+
+async function sequentialRate(call, n) {
+  const t0 = performance.now()
+  for (let i = 0; i < n; i++) await call(i)
+  return n / ((performance.now() - t0) / 1000)
+}
+
+async function inFlightRate(call, total, inFlight) {
+  let next = 0
+  const t0 = performance.now()
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) await call(next++)
+    }),
+  )
+  return total / ((performance.now() - t0) / 1000)
+}
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', '__test__', 'fixture', 'server.mjs')
 const K = Number(process.argv[3] ?? 64)
@@ -37,7 +55,7 @@ async function measure(name, call, serverPid) {
 }
 
 if (process.argv[2] === 'raw') {
-  const child = spawn(process.execPath, [FIXTURE], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [FIXTURE, '--batch-writes'], { stdio: ['pipe', 'pipe', 'inherit'] })
   const pending = new Map()
   let id = 1
   let buf = ''
@@ -67,7 +85,7 @@ if (process.argv[2] === 'raw') {
   await measure('raw', call, child.pid)
   child.kill()
 } else {
-  const t = await createStdioTransport({ command: process.execPath, args: [FIXTURE] })
+  const t = await createStdioTransport({ command: process.execPath, args: [FIXTURE, '--batch-writes'] })
   await measure('native', () => t.request('tools/call', { name: 'echo', arguments: { message: 'hi' } }), t.pid)
   await t.close()
 }

@@ -1,0 +1,260 @@
+// The floor clients: what a plain program in each runtime does to talk MCP with no library, written
+// the way a careful person would (no batching tricks, no shortcuts the package cannot take either:
+// every answer is decoded and fully JSON-parsed, every request is its own JSON text).
+//   stdio: spawn the server, one write per request; stdout kept as a list of chunks, the newline
+//          searched in the new chunk only, one concat and one JSON.parse per line.
+//          Node: child_process.spawn. Bun: Bun.spawn (FileSink write + flush, stream reader).
+//   HTTP:  Node: node:http with a keep-alive Agent. Bun: fetch (keep-alive by default).
+//          JSON replies: one concat, one JSON.parse; SSE replies: the `data:` lines of each event.
+// Every client has the benches' face: callTool(name, args) → the result object, listTools(),
+// close(), plus `pid` for stdio (the server's process).
+import { spawn } from 'node:child_process'
+import { Agent, request } from 'node:http'
+
+const IS_BUN = !!process.versions.bun
+const PROTOCOL = '2025-03-26'
+const INIT = { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'floor', version: '1' } }
+
+/** JSON-RPC bookkeeping shared by the stdio floors: ids, pending promises, settling a parsed line. */
+class Pending {
+  constructor() {
+    this.map = new Map()
+    this.nextId = 1
+  }
+  add(resolve, reject) {
+    const id = this.nextId++
+    this.map.set(id, { resolve, reject })
+    return id
+  }
+  settle(msg) {
+    const p = this.map.get(msg.id)
+    if (!p) return
+    this.map.delete(msg.id)
+    if (msg.error) p.reject(new Error(msg.error.message))
+    else p.resolve(msg.result)
+  }
+  failAll(err) {
+    for (const p of this.map.values()) p.reject(err)
+    this.map.clear()
+  }
+}
+
+/**
+ * Splits a byte stream into lines: `push(chunk)` for each chunk read, calls `onLine(text)` per
+ * complete line. The partial line is a list of chunks; only the new chunk is searched for '\n';
+ * a line spanning chunks is joined with one concat and decoded once.
+ */
+export function lineSplitter(onLine, decode) {
+  let parts = []
+  let partsLen = 0
+  return (chunk) => {
+    let start = 0
+    let nl = chunk.indexOf(10)
+    while (nl !== -1) {
+      if (parts.length) {
+        parts.push(chunk.subarray(start, nl))
+        onLine(decode(Buffer.concat(parts, partsLen + nl - start)))
+        parts = []
+        partsLen = 0
+      } else if (nl > start) onLine(decode(chunk.subarray(start, nl)))
+      start = nl + 1
+      nl = chunk.indexOf(10, start)
+    }
+    if (start < chunk.length) {
+      const rest = start === 0 ? chunk : chunk.subarray(start)
+      parts.push(rest)
+      partsLen += rest.length
+    }
+  }
+}
+
+/** Node: a minimal JSONL client on child_process. */
+class NodeStdioFloor {
+  static async start(command, args) {
+    const c = new NodeStdioFloor()
+    c.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] })
+    c.pid = c.child.pid
+    c.pending = new Pending()
+    const push = lineSplitter(
+      (line) => c.pending.settle(JSON.parse(line)),
+      (bytes) => bytes.toString(),
+    )
+    c.child.stdout.on('data', push)
+    c.exited = new Promise((resolve) => c.child.once('exit', resolve))
+    c.child.once('exit', () => c.pending.failAll(new Error('server exited')))
+    await c.request('initialize', INIT)
+    c.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+    return c
+  }
+  request(method, params) {
+    return new Promise((resolve, reject) => {
+      const id = this.pending.add(resolve, reject)
+      this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+    })
+  }
+  callTool(name, args) {
+    return this.request('tools/call', { name, arguments: args })
+  }
+  async listTools() {
+    return (await this.request('tools/list', {})).tools
+  }
+  async close() {
+    this.child.stdin.end()
+    const t = setTimeout(() => this.child.kill('SIGKILL'), 2000)
+    await this.exited
+    clearTimeout(t)
+  }
+}
+
+/** Bun: the same client on Bun.spawn. */
+class BunStdioFloor {
+  static async start(command, args) {
+    const c = new BunStdioFloor()
+    c.proc = globalThis.Bun.spawn([command, ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+    c.pid = c.proc.pid
+    c.pending = new Pending()
+    const decoder = new TextDecoder()
+    const push = lineSplitter(
+      (line) => c.pending.settle(JSON.parse(line)),
+      (bytes) => decoder.decode(bytes),
+    )
+    c.reading = (async () => {
+      const reader = c.proc.stdout.getReader()
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) break
+        push(value)
+      }
+      c.pending.failAll(new Error('server exited'))
+    })()
+    await c.request('initialize', INIT)
+    c.proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+    c.proc.stdin.flush()
+    return c
+  }
+  request(method, params) {
+    return new Promise((resolve, reject) => {
+      const id = this.pending.add(resolve, reject)
+      this.proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+      this.proc.stdin.flush()
+    })
+  }
+  callTool(name, args) {
+    return this.request('tools/call', { name, arguments: args })
+  }
+  async listTools() {
+    return (await this.request('tools/list', {})).tools
+  }
+  async close() {
+    this.proc.stdin.end()
+    const t = setTimeout(() => this.proc.kill(9), 2000)
+    await this.proc.exited
+    await this.reading
+    clearTimeout(t)
+  }
+}
+
+/** The JSON-RPC message answering `id` in a reply body of type `contentType`. */
+function answerIn(contentType, text, id) {
+  if (!contentType.includes('text/event-stream')) return JSON.parse(text)
+  // SSE: events end with a blank line; an event's data is its `data:` lines joined by '\n'.
+  let data = []
+  let answer
+  for (const line of text.split('\n')) {
+    if (line === '' || line === '\r') {
+      if (data.length) {
+        const msg = JSON.parse(data.join('\n'))
+        if (msg.id === id) answer = msg
+        data = []
+      }
+    } else if (line.startsWith('data:')) data.push(line.slice(line[5] === ' ' ? 6 : 5))
+  }
+  if (data.length) {
+    const msg = JSON.parse(data.join('\n'))
+    if (msg.id === id) answer = msg
+  }
+  if (!answer) throw new Error('no answer in the SSE reply')
+  return answer
+}
+
+/** Streamable HTTP floor: the handshake, then one POST per request. `post` is runtime-specific. */
+class HttpFloor {
+  static async start(url) {
+    const c = IS_BUN ? new FetchFloor(url) : new NodeHttpFloor(url)
+    c.nextId = 1
+    c.headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const init = await c.rpc('initialize', INIT)
+    c.headers['mcp-session-id'] = c.session
+    c.headers['mcp-protocol-version'] = init.protocolVersion
+    await c.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))
+    return c
+  }
+  async rpc(method, params) {
+    const id = this.nextId++
+    const { contentType, text } = await this.post(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
+    const msg = answerIn(contentType, text, id)
+    if (msg.error) throw new Error(msg.error.message)
+    return msg.result
+  }
+  callTool(name, args) {
+    return this.rpc('tools/call', { name, arguments: args })
+  }
+  async listTools() {
+    return (await this.rpc('tools/list', {})).tools
+  }
+}
+
+class NodeHttpFloor extends HttpFloor {
+  constructor(url) {
+    super()
+    const u = new URL(url)
+    this.target = { host: u.hostname, port: Number(u.port), path: u.pathname }
+    this.agent = new Agent({ keepAlive: true })
+  }
+  post(body, method = 'POST') {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { ...this.target, method, agent: this.agent, headers: { ...this.headers, 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          if (res.headers['mcp-session-id']) this.session = res.headers['mcp-session-id']
+          const parts = []
+          res.on('data', (c) => parts.push(c))
+          res.on('end', () => {
+            if ((res.statusCode ?? 0) >= 300) return reject(new Error(`HTTP ${res.statusCode}`))
+            resolve({ contentType: res.headers['content-type'] ?? '', text: Buffer.concat(parts).toString() })
+          })
+          res.on('error', reject)
+        },
+      )
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
+  async close() {
+    await this.post('', 'DELETE').catch(() => {})
+    this.agent.destroy()
+  }
+}
+
+class FetchFloor extends HttpFloor {
+  constructor(url) {
+    super()
+    this.url = url
+  }
+  async post(body, method = 'POST') {
+    const res = await fetch(this.url, { method, headers: this.headers, body: body || undefined })
+    const session = res.headers.get('mcp-session-id')
+    if (session) this.session = session
+    const text = await res.text()
+    if (res.status >= 300) throw new Error(`HTTP ${res.status}`)
+    return { contentType: res.headers.get('content-type') ?? '', text }
+  }
+  async close() {
+    await this.post('', 'DELETE').catch(() => {})
+  }
+}
+
+/** The stdio floor of this runtime, connected (initialize + initialized done). */
+export const startStdioFloor = (command, args) => (IS_BUN ? BunStdioFloor : NodeStdioFloor).start(command, args)
+/** The HTTP floor of this runtime, connected. */
+export const startHttpFloor = (url) => HttpFloor.start(url)
