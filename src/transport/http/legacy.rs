@@ -54,7 +54,7 @@ impl Inner {
         let mut resp = self
             .client()
             .get(base.clone())
-            .headers(self.get_headers(None)?)
+            .headers(self.get_headers(None).await?)
             .send()
             .await
             .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?;
