@@ -8,6 +8,7 @@
 
 const root = require('./core.js')
 const native = require('../native.js')
+const { nativeOAuth } = require('./oauth-client.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPStdioServerConfig} MCPStdioServerConfig */
@@ -58,11 +59,13 @@ async function createTransport(config) {
  * The options `NativeClient` reads (binding/client.rs), as JSON text.
  * @param {MCPClientOptions | undefined} options
  * @param {boolean} forwardRequests
+ * @param {any} [oauth] the NativeOAuth of `options.oauth` (oauth-client.js)
  */
-function nativeOptions(options, forwardRequests) {
+function nativeOptions(options, forwardRequests, oauth) {
   const o = options || {}
   const r = o.reconnect === true ? {} : o.reconnect || null
   return JSON.stringify({
+    oauthId: oauth ? oauth.id : undefined,
     protocolVersion: o.protocolVersion ?? DEFAULT_PROTOCOL_VERSION,
     capabilities: o.capabilities ?? DEFAULT_CAPABILITIES,
     clientInfo: o.clientInfo ?? DEFAULT_CLIENT_INFO,
@@ -317,7 +320,9 @@ class MCPClient {
     this._tokens = 0
     this._capabilities = options?.capabilities ?? DEFAULT_CAPABILITIES
     /** @type {Transport} */
-    this._face = makeFace(this, config, nativeOptions(options, false), managed)
+    /** @type {any} the NativeOAuth of `options.oauth`, kept while the client lives */
+    this._oauth = managed ? null : nativeOAuth(options?.oauth)
+    this._face = makeFace(this, config, nativeOptions(options, false, this._oauth), managed)
     this._wire(this._face)
   }
 

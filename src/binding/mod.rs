@@ -13,6 +13,7 @@ pub mod files;
 mod http;
 mod manager;
 pub mod oauth;
+mod oauth_client;
 mod sink;
 mod stdio;
 

@@ -158,6 +158,9 @@ pub(crate) struct Inner {
     pub(crate) reinit: reconnect::SharedReinit,
     /// Input requests of the modern era waiting for JavaScript's answer.
     pub(crate) inputs: modern::Inputs,
+    /// The OAuth client (SPEC 10) of the HTTP server, made at the first connection that needs
+    /// it and kept across reconnects (its tokens stay in memory); keyed by the server URL.
+    pub(crate) oauth: Mutex<Option<Arc<crate::oauth::client::OAuthClient>>>,
 }
 
 /// One server, one client. Cheap to clone; all clones are the same client.
@@ -215,6 +218,7 @@ impl Client {
                 stderr: std::sync::atomic::AtomicBool::new(false),
                 reinit: Default::default(),
                 inputs: Default::default(),
+                oauth: Mutex::new(None),
             }),
         }
     }

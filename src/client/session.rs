@@ -160,6 +160,9 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
         }
         ServerConfig::Http(config) => {
             let t = HttpTransport::new(config.clone(), as_sink)?;
+            if let Some(hook) = oauth_client(inner, config)? {
+                t.set_auth_hook(Some(hook));
+            }
             t.connect();
             ConnKind::Http(Arc::new(t))
         }
@@ -183,6 +186,39 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
         })));
     }
     Ok(conn)
+}
+
+/// The OAuth client for an HTTP connection when the options ask for one and the config carries
+/// no static `Authorization` header (which wins, SPEC 10.3); the same one across reconnects to
+/// the same URL.
+fn oauth_client(
+    inner: &Inner,
+    config: &crate::transport::http::HttpConfig,
+) -> Result<Option<Arc<dyn crate::transport::AuthHook>>, Error> {
+    let Some(oauth) = &inner.options.oauth else {
+        return Ok(None);
+    };
+    if config
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+    {
+        return Ok(None);
+    }
+    let mut held = lock(&inner.oauth);
+    if let Some(client) = held.as_ref()
+        && client.server_url() == config.url
+        && Arc::ptr_eq(client.config(), oauth)
+    {
+        return Ok(Some(client.clone()));
+    }
+    let client = crate::oauth::client::OAuthClient::new(oauth.clone(), config.url.clone())
+        .map_err(Error::from)?
+        .with_server_name(inner.name.clone())
+        .with_protocol_version(inner.options.protocol_version.clone());
+    let client = Arc::new(client);
+    *held = Some(client.clone());
+    Ok(Some(client))
 }
 
 /// Finds out which era the server speaks and opens the connection in it (SPEC 9.2): with a

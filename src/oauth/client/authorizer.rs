@@ -41,8 +41,10 @@ pub struct AuthorizationPrompt {
 /// callback URL (query intact) the authorization server redirected to.
 pub trait Authorizer: Send + Sync {
     /// One authorization.
-    fn authorize(&self, prompt: AuthorizationPrompt)
-    -> BoxFuture<'static, Result<String, AuthError>>;
+    fn authorize(
+        &self,
+        prompt: AuthorizationPrompt,
+    ) -> BoxFuture<'static, Result<String, AuthError>>;
 }
 
 /// GET the authorization URL with redirects disabled and return the redirect's `Location`
@@ -85,11 +87,9 @@ impl Authorizer for HeadlessAuthorizer {
         let timeout = self.timeout;
         Box::pin(async move {
             let exchange = async {
-                let resp = client
-                    .get(&prompt.url)
-                    .send()
-                    .await
-                    .map_err(|e| AuthError::Authorizer(format!("GET the authorization URL: {}", e.without_url())))?;
+                let resp = client.get(&prompt.url).send().await.map_err(|e| {
+                    AuthError::Authorizer(format!("GET the authorization URL: {}", e.without_url()))
+                })?;
                 let status = resp.status();
                 let location = resp
                     .headers()
@@ -98,8 +98,9 @@ impl Authorizer for HeadlessAuthorizer {
                     .map(str::to_owned);
                 match location {
                     Some(location) if status.is_redirection() => {
-                        let base = url::Url::parse(&prompt.url)
-                            .map_err(|_| AuthError::Authorizer("the authorization URL is invalid".into()))?;
+                        let base = url::Url::parse(&prompt.url).map_err(|_| {
+                            AuthError::Authorizer("the authorization URL is invalid".into())
+                        })?;
                         base.join(&location).map(String::from).map_err(|_| {
                             AuthError::Authorizer("the redirect's Location is not a URL".into())
                         })
@@ -110,12 +111,14 @@ impl Authorizer for HeadlessAuthorizer {
                     ))),
                 }
             };
-            tokio::time::timeout(timeout, exchange).await.unwrap_or_else(|_| {
-                Err(AuthError::Authorizer(format!(
-                    "the authorization endpoint did not answer within {}ms",
-                    timeout.as_millis()
-                )))
-            })
+            tokio::time::timeout(timeout, exchange)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(AuthError::Authorizer(format!(
+                        "the authorization endpoint did not answer within {}ms",
+                        timeout.as_millis()
+                    )))
+                })
         })
     }
 }
@@ -186,16 +189,16 @@ impl Authorizer for LoopbackAuthorizer {
             });
             let server = CallbackServer::bind(port, redirect.path(), judge)
                 .await
-                .map_err(|e| {
-                    AuthError::Authorizer(format!("cannot listen on port {port}: {e}"))
-                })?;
+                .map_err(|e| AuthError::Authorizer(format!("cannot listen on port {port}: {e}")))?;
             let _ = (open_url)(&prompt.url);
             let verdict = server.next().await;
             server.stop().await;
             match verdict {
                 Some(Ok(callback)) => Ok(callback),
                 Some(Err(page)) => Err(AuthError::Callback(page.to_string())),
-                None => Err(AuthError::Authorizer("the callback listener stopped".into())),
+                None => Err(AuthError::Authorizer(
+                    "the callback listener stopped".into(),
+                )),
             }
         })
     }
@@ -279,12 +282,17 @@ mod tests {
             Box::pin(async move { Ok(text) })
         }));
         *answer.lock().unwrap() = "SENTINEL-CODE".into();
-        let e = m.authorize(prompt("http://as/a", "http://localhost:1/cb")).await.unwrap_err();
+        let e = m
+            .authorize(prompt("http://as/a", "http://localhost:1/cb"))
+            .await
+            .unwrap_err();
         assert!(matches!(e, AuthError::Callback(_)));
         assert!(!e.to_string().contains("SENTINEL"));
         *answer.lock().unwrap() = " http://localhost:1/cb?code=c&state=s \n".into();
         assert_eq!(
-            m.authorize(prompt("http://as/a", "http://localhost:1/cb")).await.unwrap(),
+            m.authorize(prompt("http://as/a", "http://localhost:1/cb"))
+                .await
+                .unwrap(),
             "http://localhost:1/cb?code=c&state=s"
         );
     }
@@ -300,9 +308,11 @@ mod tests {
         let o = opened.clone();
         let a = LoopbackAuthorizer::new(Arc::new(move |url: &str| {
             *o.lock().unwrap() = Some(url.to_string());
-            let target = format!("/callback?code=SENTINEL&state=st1");
+            let target = "/callback?code=SENTINEL&state=st1".to_string();
             tokio::spawn(async move {
-                let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+                let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .unwrap();
                 s.write_all(format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
                     .await
                     .unwrap();
@@ -319,11 +329,20 @@ mod tests {
         .await
         .unwrap()
         .unwrap();
-        assert_eq!(got, format!("http://localhost:{port}/callback?code=SENTINEL&state=st1"));
-        assert_eq!(opened.lock().unwrap().as_deref(), Some("http://as/authorize?state=st1"));
+        assert_eq!(
+            got,
+            format!("http://localhost:{port}/callback?code=SENTINEL&state=st1")
+        );
+        assert_eq!(
+            opened.lock().unwrap().as_deref(),
+            Some("http://as/authorize?state=st1")
+        );
         // The port is free again.
         assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
-        let e = a.authorize(prompt("http://as/a", "http://example.com:1/cb")).await.unwrap_err();
+        let e = a
+            .authorize(prompt("http://as/a", "http://example.com:1/cb"))
+            .await
+            .unwrap_err();
         assert!(matches!(e, AuthError::Authorizer(_)));
     }
 }

@@ -43,7 +43,11 @@ pub fn bearer(header: &str) -> Option<BearerChallenge> {
         .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))?;
     let scope = challenge
         .param("scope")
-        .map(|s| s.split_ascii_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .map(|s| {
+            s.split_ascii_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
         .filter(|s| !s.is_empty());
     Some(BearerChallenge {
         resource_metadata: challenge
@@ -230,10 +234,9 @@ mod tests {
 
     #[test]
     fn quoted_strings_with_commas_and_escapes() {
-        let c = bearer(
-            r#"Bearer realm="a, b", error_description="say \"no\", then \\ go", scope="x""#,
-        )
-        .unwrap();
+        let c =
+            bearer(r#"Bearer realm="a, b", error_description="say \"no\", then \\ go", scope="x""#)
+                .unwrap();
         assert_eq!(c.scope, scopes(&["x"]));
         let all = parse(r#"Bearer realm="a, b", error_description="say \"no\", then \\ go""#);
         assert_eq!(all.len(), 1);
@@ -246,8 +249,9 @@ mod tests {
 
     #[test]
     fn names_and_schemes_are_case_insensitive() {
-        let c = bearer(r#"bEaReR Error="invalid_token", SCOPE="a  b", Resource_Metadata=http://h/m"#)
-            .unwrap();
+        let c =
+            bearer(r#"bEaReR Error="invalid_token", SCOPE="a  b", Resource_Metadata=http://h/m"#)
+                .unwrap();
         assert_eq!(c.error.as_deref(), Some("invalid_token"));
         assert_eq!(c.scope, scopes(&["a", "b"]));
         assert_eq!(c.resource_metadata.as_deref(), Some("http://h/m"));

@@ -110,7 +110,8 @@ impl Shared {
             return Ok(Some(held.header()));
         }
         // Another process may have refreshed already (and rotated the refresh token).
-        if let Some(stored) = state::load::<TokenRecord>(self.store(), &binding.tokens_key()).await?
+        if let Some(stored) =
+            state::load::<TokenRecord>(self.store(), &binding.tokens_key()).await?
             && stored.access_token != held.access_token
             && !stored.refresh_due(now)
         {
@@ -241,7 +242,8 @@ impl Shared {
         metadata_url: Option<&str>,
         protocol_version: Option<&str>,
     ) -> Result<ServerBinding, AuthError> {
-        let found = prm::discover(&self.http, &self.server_url, metadata_url, protocol_version).await?;
+        let found =
+            prm::discover(&self.http, &self.server_url, metadata_url, protocol_version).await?;
         match found {
             Some(prm) => {
                 let issuer = self.choose_issuer(&prm);
@@ -266,9 +268,10 @@ impl Shared {
                     .map_err(|e| AuthError::Discovery(e.to_string()))?
                     .origin()
                     .ascii_serialization();
-                let metadata: AsMetadata = metadata::discover(&self.http, &origin, protocol_version)
-                    .await?
-                    .unwrap_or_else(|| metadata::legacy_fallback(&origin));
+                let metadata: AsMetadata =
+                    metadata::discover(&self.http, &origin, protocol_version)
+                        .await?
+                        .unwrap_or_else(|| metadata::legacy_fallback(&origin));
                 Ok(ServerBinding {
                     resource: None,
                     authorization_servers: Vec::new(),
@@ -317,7 +320,11 @@ impl Shared {
 
     /// One authorization (SPEC 10.1 steps 4–7): identity, authorization request through the
     /// authorizer, response checks, token request; the tokens are stored.
-    async fn authorize(&self, binding: &ServerBinding, scopes: Vec<String>) -> Result<(), AuthError> {
+    async fn authorize(
+        &self,
+        binding: &ServerBinding,
+        scopes: Vec<String>,
+    ) -> Result<(), AuthError> {
         let config = &self.config;
         let meta = &binding.metadata;
         let client = registration::resolve(config, &self.http, meta).await?;
@@ -400,7 +407,10 @@ impl Shared {
             http: &self.http,
             endpoint: &binding.metadata.token_endpoint,
             client,
-            supported: binding.metadata.token_endpoint_auth_methods_supported.as_deref(),
+            supported: binding
+                .metadata
+                .token_endpoint_auth_methods_supported
+                .as_deref(),
             resource: binding.resource.as_deref(),
         }
     }

@@ -93,6 +93,9 @@ pub(crate) fn string_list(
 }
 
 /// A string member, verbatim.
-pub(crate) fn string(map: &serde_json::Map<String, serde_json::Value>, key: &str) -> Option<String> {
+pub(crate) fn string(
+    map: &serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<String> {
     map.get(key)?.as_str().map(str::to_owned)
 }

@@ -45,7 +45,8 @@ pub(crate) fn decide(
         .as_deref()
         .and_then(challenge::bearer)
         .unwrap_or_default();
-    let newer_held = held.is_some_and(|t| refusal.sent_authorization.as_deref() != Some(&t.header()));
+    let newer_held =
+        held.is_some_and(|t| refusal.sent_authorization.as_deref() != Some(&t.header()));
     match refusal.status {
         401 if newer_held => Decision::Retry,
         401 if refusal.retries > 0 => Decision::Fail(AuthError::TokenRejected),
@@ -85,7 +86,13 @@ mod tests {
         }
     }
 
-    fn refusal(status: u16, header: &str, sent: Option<&str>, retries: u32, step_ups: u32) -> AuthRefusal {
+    fn refusal(
+        status: u16,
+        header: &str,
+        sent: Option<&str>,
+        retries: u32,
+        step_ups: u32,
+    ) -> AuthRefusal {
         AuthRefusal {
             status,
             www_authenticate: Some(header.into()),
@@ -115,8 +122,14 @@ mod tests {
             Decision::Reauthorize(_)
         ));
         // A newer token is held: retry with it (whatever the round).
-        assert_eq!(decide(&refusal(401, "", Some("old"), 0, 0), Some(&t), 2), Decision::Retry);
-        assert_eq!(decide(&refusal(401, "", None, 1, 0), Some(&t), 2), Decision::Retry);
+        assert_eq!(
+            decide(&refusal(401, "", Some("old"), 0, 0), Some(&t), 2),
+            Decision::Retry
+        );
+        assert_eq!(
+            decide(&refusal(401, "", None, 1, 0), Some(&t), 2),
+            Decision::Retry
+        );
         // A 401 on the token issued for this request: hard failure.
         assert_eq!(
             decide(&refusal(401, "Bearer", Some("A"), 1, 0), Some(&t), 2),
@@ -152,25 +165,46 @@ mod tests {
             Decision::Fail(AuthError::InsufficientScope { .. })
         ));
         assert!(matches!(
-            decide(&refusal(403, r#"Bearer error="insufficient_scope""#, Some("A"), 0, 0), Some(&t), 2),
+            decide(
+                &refusal(403, r#"Bearer error="insufficient_scope""#, Some("A"), 0, 0),
+                Some(&t),
+                2
+            ),
             Decision::Fail(AuthError::InsufficientScope { .. })
         ));
         // A newer token: retry.
-        assert_eq!(decide(&refusal(403, write, Some("old"), 0, 0), Some(&t), 2), Decision::Retry);
+        assert_eq!(
+            decide(&refusal(403, write, Some("old"), 0, 0), Some(&t), 2),
+            Decision::Retry
+        );
     }
 
     #[test]
     fn other_refusals_are_reported() {
         let t = held("A", &[]);
         assert_eq!(
-            decide(&refusal(403, r#"Bearer error="invalid_token""#, Some("A"), 0, 0), Some(&t), 2),
+            decide(
+                &refusal(403, r#"Bearer error="invalid_token""#, Some("A"), 0, 0),
+                Some(&t),
+                2
+            ),
             Decision::Report
         );
-        assert_eq!(decide(&refusal(403, "", Some("A"), 0, 0), Some(&t), 2), Decision::Report);
         assert_eq!(
-            decide(&refusal(403, r#"Basic error="insufficient_scope""#, Some("A"), 0, 0), Some(&t), 2),
+            decide(&refusal(403, "", Some("A"), 0, 0), Some(&t), 2),
             Decision::Report
         );
-        assert_eq!(decide(&refusal(500, "", Some("A"), 0, 0), Some(&t), 2), Decision::Report);
+        assert_eq!(
+            decide(
+                &refusal(403, r#"Basic error="insufficient_scope""#, Some("A"), 0, 0),
+                Some(&t),
+                2
+            ),
+            Decision::Report
+        );
+        assert_eq!(
+            decide(&refusal(500, "", Some("A"), 0, 0), Some(&t), 2),
+            Decision::Report
+        );
     }
 }

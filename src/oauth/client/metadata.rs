@@ -109,9 +109,8 @@ pub fn validate(
         return Err(AuthError::PkceUnsupported { issuer });
     }
     let endpoint = |key: &str| -> Result<String, AuthError> {
-        let value = string(map, key).ok_or_else(|| {
-            AuthError::Discovery(format!("{url}: the metadata has no {key}"))
-        })?;
+        let value = string(map, key)
+            .ok_or_else(|| AuthError::Discovery(format!("{url}: the metadata has no {key}")))?;
         check_endpoint(&value, key)?;
         Ok(value)
     };
@@ -212,7 +211,12 @@ mod tests {
     #[test]
     fn the_issuer_must_be_byte_identical() {
         assert!(validate(&doc("http://h"), "http://h", "u").is_ok());
-        for other in ["http://h/", "HTTP://h", "http://h:80", "https://attacker.example.com"] {
+        for other in [
+            "http://h/",
+            "HTTP://h",
+            "http://h:80",
+            "https://attacker.example.com",
+        ] {
             assert_eq!(
                 validate(&doc(other), "http://h", "u"),
                 Err(AuthError::IssuerMismatch {

@@ -141,7 +141,12 @@ impl OAuthClient {
 
 impl Drop for OAuthClient {
     fn drop(&mut self) {
-        for task in self.tasks.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..) {
+        for task in self
+            .tasks
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
             task.abort();
         }
     }

@@ -146,7 +146,10 @@ impl std::fmt::Debug for ClientRecord {
             )
             .field(
                 "registration_access_token",
-                &self.registration_access_token.as_ref().map(|_| "<redacted>"),
+                &self
+                    .registration_access_token
+                    .as_ref()
+                    .map(|_| "<redacted>"),
             )
             .field("registration_client_uri", &self.registration_client_uri)
             .field("source", &self.source)

@@ -142,7 +142,8 @@ impl FileStore {
     fn lock(&self) -> Result<std::fs::File, AuthError> {
         use std::os::unix::fs::OpenOptionsExt;
         if let Some(parent) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            crate::files::create_private_dirs(parent).map_err(|e| AuthError::Store(e.to_string()))?;
+            crate::files::create_private_dirs(parent)
+                .map_err(|e| AuthError::Store(e.to_string()))?;
         }
         let path = self.lock_path();
         let file = std::fs::OpenOptions::new()

@@ -232,7 +232,9 @@ pub fn parse_response(reply: &Reply) -> Result<TokenResponse, AuthError> {
         .ok_or_else(|| invalid("no access_token"))?
         .to_string();
     if let Some(kind) = map.get("token_type")
-        && !kind.as_str().is_some_and(|k| k.eq_ignore_ascii_case("bearer"))
+        && !kind
+            .as_str()
+            .is_some_and(|k| k.eq_ignore_ascii_case("bearer"))
     {
         return Err(invalid("token_type is not Bearer"));
     }
@@ -266,36 +268,64 @@ mod tests {
 
     #[test]
     fn auth_method_selection() {
-        use AuthMethod::*;
+        use AuthMethod::{Basic, Post};
+        const NONE: AuthMethod = AuthMethod::None;
         let basic_only = list(&["client_secret_basic"]);
         let post_only = list(&["client_secret_post"]);
         let none_only = list(&["none"]);
         let all = list(&["none", "client_secret_post", "client_secret_basic"]);
         // 1. The registered method when listed or nothing is listed.
-        assert_eq!(select_auth_method(Some("client_secret_post"), None, true), Post);
-        assert_eq!(select_auth_method(Some("client_secret_post"), Some(&all), true), Post);
-        assert_eq!(select_auth_method(Some("none"), Some(&all), true), None);
+        assert_eq!(
+            select_auth_method(Some("client_secret_post"), None, true),
+            Post
+        );
+        assert_eq!(
+            select_auth_method(Some("client_secret_post"), Some(&all), true),
+            Post
+        );
+        assert_eq!(select_auth_method(Some("none"), Some(&all), true), NONE);
         // 2. No list: Basic with a secret, else none.
         assert_eq!(select_auth_method(Option::None, Option::None, true), Basic);
-        assert_eq!(select_auth_method(Option::None, Option::None, false), None);
-        assert_eq!(select_auth_method(Some("private_key_jwt"), Option::None, true), Basic);
+        assert_eq!(select_auth_method(Option::None, Option::None, false), NONE);
+        assert_eq!(
+            select_auth_method(Some("private_key_jwt"), Option::None, true),
+            Basic
+        );
         // 3. By the list.
-        assert_eq!(select_auth_method(Some("client_secret_post"), Some(&basic_only), true), Basic);
-        assert_eq!(select_auth_method(Option::None, Some(&post_only), true), Post);
-        assert_eq!(select_auth_method(Option::None, Some(&none_only), true), None);
-        assert_eq!(select_auth_method(Option::None, Some(&basic_only), false), None);
+        assert_eq!(
+            select_auth_method(Some("client_secret_post"), Some(&basic_only), true),
+            Basic
+        );
+        assert_eq!(
+            select_auth_method(Option::None, Some(&post_only), true),
+            Post
+        );
+        assert_eq!(
+            select_auth_method(Option::None, Some(&none_only), true),
+            NONE
+        );
+        assert_eq!(
+            select_auth_method(Option::None, Some(&basic_only), false),
+            NONE
+        );
         assert_eq!(
             select_auth_method(Option::None, Some(&list(&["private_key_jwt"])), true),
             Post
         );
         // A secret-based method without a secret is not usable.
-        assert_eq!(select_auth_method(Some("client_secret_basic"), Option::None, false), None);
+        assert_eq!(
+            select_auth_method(Some("client_secret_basic"), Option::None, false),
+            NONE
+        );
     }
 
     #[test]
     fn basic_credentials_are_form_encoded() {
         // base64("a%3Ab:s+p%26") — RFC 6749 §2.3.1 encodes before joining.
-        assert_eq!(basic("a:b", "s p&"), format!("Basic {}", STANDARD.encode("a%3Ab:s+p%26")));
+        assert_eq!(
+            basic("a:b", "s p&"),
+            format!("Basic {}", STANDARD.encode("a%3Ab:s+p%26"))
+        );
     }
 
     fn reply(status: u16, body: &str) -> Reply {
@@ -316,16 +346,36 @@ mod tests {
         assert_eq!(ok.scope, Some(list(&["a", "b"])));
         assert!(!format!("{ok:?}").contains("SENTINEL"));
         let plain = parse_response(&reply(200, r#"{"access_token":"t"}"#)).unwrap();
-        assert_eq!((plain.expires_in, plain.refresh_token), (Option::None, Option::None));
+        assert_eq!(
+            (plain.expires_in, plain.refresh_token),
+            (Option::None, Option::None)
+        );
         for (status, body, error) in [
-            (400, r#"{"error":"invalid_grant","error_description":"SENTINEL"}"#, "invalid_grant"),
+            (
+                400,
+                r#"{"error":"invalid_grant","error_description":"SENTINEL"}"#,
+                "invalid_grant",
+            ),
             (500, "SENTINEL", "HTTP 500"),
-            (200, r#"{"access_token":""}"#, "invalid response: no access_token"),
-            (200, r#"{"access_token":"SENTINEL","token_type":"DPoP"}"#, "invalid response: token_type is not Bearer"),
+            (
+                200,
+                r#"{"access_token":""}"#,
+                "invalid response: no access_token",
+            ),
+            (
+                200,
+                r#"{"access_token":"SENTINEL","token_type":"DPoP"}"#,
+                "invalid response: token_type is not Bearer",
+            ),
             (200, "[]", "invalid response: not a JSON object"),
         ] {
             let e = parse_response(&reply(status, body)).unwrap_err();
-            assert_eq!(e, AuthError::TokenEndpoint { error: error.into() });
+            assert_eq!(
+                e,
+                AuthError::TokenEndpoint {
+                    error: error.into()
+                }
+            );
             assert!(!e.to_string().contains("SENTINEL"));
         }
     }
