@@ -128,6 +128,20 @@ describe('the oauth option of MCPClient and connectToServer', () => {
     expect(prompts.map((p) => p.scopes.join(' '))).toEqual(['mcp:read offline_access', 'mcp:read offline_access mcp:write'])
   }, 20000)
 
+  it('a 2026-07-28-first client authorizes on its first request (server/discover) and falls back to the server’s era', async () => {
+    const { prompts, onAuthorize } = authorizer()
+    const c = new MCPClient(
+      'prot',
+      { type: 'http', url: server.url, timeout: 15000 },
+      { protocolVersion: '2026-07-28', oauth: { clientName: 'tests', redirectUri: REDIRECT, onAuthorize } },
+    )
+    open.push(c)
+    await c.connect()
+    expect(text(await c.callTool('whoami', {}))).toMatch(/^ok whoami/)
+    expect(prompts).toHaveLength(1)
+    expect(server.stats()).toMatchObject({ authorize: 1, unauthorized: 1 })
+  }, 20000)
+
   it('failures are MCP_OAUTH_ERROR and hold no token, secret or code', async () => {
     // A wrong iss: rejected before the token request.
     server.control({ iss: 'http://127.0.0.1:1' })
