@@ -282,6 +282,42 @@ describe('the oauth option of MCPManager', () => {
     for (const line of [...log1.lines, ...log2.lines]) noSecret(line)
   }, 30000)
 
+  it('a server waiting for its user is not awaited by the start; it comes up when the user is done', async () => {
+    const { onAuthorize } = authorizer()
+    let release
+    const released = new Promise((resolve) => {
+      release = resolve
+    })
+    const asked = []
+    const statuses = []
+    const oauth = {
+      clientName: 'agent',
+      redirectUri: REDIRECT,
+      store: mapStore(),
+      onAuthorize: async (prompt) => {
+        asked.push(prompt.serverName)
+        await released
+        return onAuthorize(prompt)
+      },
+    }
+    const { manager, result } = await createMCPManager(join(dir, 'cwd'), {
+      oauth,
+      logger: logger(),
+      onServerStatus: (name, status) => statuses.push(`${name} ${status}`),
+    })
+    open.push(manager)
+    // Neither connected nor failed: waiting for its user (outside the connect deadline).
+    expect(asked).toEqual(['prot'])
+    expect(result.connectedServers).toEqual([])
+    expect([...result.errors]).toEqual([])
+    expect(manager.getTools()).toEqual([])
+    release()
+    const deadline = Date.now() + 10000
+    while (!statuses.includes('prot connected') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    expect(statuses).toContain('prot connected')
+    expect(manager.getTools().some((t) => t.name.includes('whoami'))).toBe(true)
+  }, 30000)
+
   it('without a store, tokens go to a 0600 mcp-oauth.json in the agent directory; failures log no secret', async () => {
     const first = authorizer()
     const log = logger()

@@ -325,6 +325,61 @@ async fn insufficient_scope_steps_up_to_the_union() {
     within(client.close()).await;
 }
 
+/// Sleeps (the user in the browser), then completes headlessly.
+struct SlowUser(HeadlessAuthorizer, Duration);
+
+impl Authorizer for SlowUser {
+    fn authorize(
+        &self,
+        prompt: AuthorizationPrompt,
+    ) -> BoxFuture<'static, Result<String, AuthError>> {
+        let work = self.0.authorize(prompt);
+        let pause = self.1;
+        Box::pin(async move {
+            tokio::time::sleep(pause).await;
+            work.await
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_users_time_does_not_count_against_the_connect_and_request_deadlines() {
+    let server = Server::start();
+    let mut http = mcp_native::transport::http::HttpConfig::new(server.url());
+    http.timeout_ms = 800;
+    let user = Arc::new(SlowUser(
+        HeadlessAuthorizer::new().unwrap(),
+        Duration::from_millis(2500),
+    ));
+    let oauth = config(user, Arc::new(MemoryStore::default()));
+    let client = within(Client::connect_to(
+        "o",
+        ServerConfig::Http(http),
+        options(oauth),
+    ))
+    .await
+    .expect("connects although the user took longer than the timeouts");
+    assert!(whoami(&client).await.starts_with("ok whoami"));
+    within(client.close()).await;
+    // Without OAuth work in between, the same deadline still applies.
+    let mut http = mcp_native::transport::http::HttpConfig::new(format!("{}/mcp", server.base));
+    http.timeout_ms = 800;
+    let never = Arc::new(SlowUser(
+        HeadlessAuthorizer::new().unwrap(),
+        Duration::from_secs(3600),
+    ));
+    let mut slow = OAuthConfig::new("t", REDIRECT, never);
+    slow.authorize_timeout = Duration::from_millis(300);
+    let e = within(Client::connect_to(
+        "o",
+        ServerConfig::Http(http),
+        options(Arc::new(slow)),
+    ))
+    .await
+    .expect_err("the authorizer's own bound ends it");
+    assert!(matches!(e, Error::OAuth(AuthError::Authorizer(_))), "{e:?}");
+}
+
 #[tokio::test]
 async fn a_wrong_iss_is_rejected_before_any_token_request() {
     let server = Server::start();

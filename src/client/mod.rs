@@ -248,6 +248,15 @@ impl Client {
         lock(&self.inner.events).take()
     }
 
+    /// Whether this client's OAuth authorizer is waiting for its user now (SPEC 10.3): the
+    /// connect deadline does not count that time, and the manager's startup gate does not wait
+    /// for it. `None` without OAuth (or before the first connection).
+    pub fn waiting_for_user(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        lock(&self.inner.oauth)
+            .as_ref()
+            .map(|o| o.waiting_for_user())
+    }
+
     /// The server's name as configured.
     pub fn name(&self) -> &str {
         &self.inner.name

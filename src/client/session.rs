@@ -161,7 +161,7 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
         ServerConfig::Http(config) => {
             let t = HttpTransport::new(config.clone(), as_sink)?;
             if let Some(hook) = oauth_client(inner, config)? {
-                t.set_auth_hook(Some(hook));
+                t.set_auth_hook(Some(hook as Arc<dyn crate::transport::AuthHook>));
             }
             t.connect();
             ConnKind::Http(Arc::new(t))
@@ -191,10 +191,10 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
 /// The OAuth client for an HTTP connection when the options ask for one and the config carries
 /// no static `Authorization` header (which wins, SPEC 10.3); the same one across reconnects to
 /// the same URL.
-fn oauth_client(
+pub(super) fn oauth_client(
     inner: &Inner,
     config: &crate::transport::http::HttpConfig,
-) -> Result<Option<Arc<dyn crate::transport::AuthHook>>, Error> {
+) -> Result<Option<Arc<crate::oauth::client::OAuthClient>>, Error> {
     let Some(oauth) = &inner.options.oauth else {
         return Ok(None);
     };
@@ -403,6 +403,46 @@ pub(super) async fn adopt(
     Err(Error::closed())
 }
 
+/// Runs `fut` within `ms`, not counting the time while `waiting` is true (an OAuth authorizer
+/// waiting for its user, which has its own bound: SPEC 10.3); `None` when the time is up.
+async fn unless_late<F: std::future::Future>(
+    ms: u64,
+    waiting: Option<tokio::sync::watch::Receiver<bool>>,
+    fut: F,
+) -> Option<F::Output> {
+    let Some(mut waiting) = waiting else {
+        return tokio::time::timeout(Duration::from_millis(ms), fut)
+            .await
+            .ok();
+    };
+    tokio::pin!(fut);
+    let mut left = Duration::from_millis(ms);
+    loop {
+        if *waiting.borrow_and_update() {
+            tokio::select! {
+                out = &mut fut => return Some(out),
+                changed = waiting.changed() => {
+                    if changed.is_err() {
+                        return tokio::time::timeout(left, fut).await.ok();
+                    }
+                }
+            }
+            continue;
+        }
+        let start = tokio::time::Instant::now();
+        tokio::select! {
+            out = &mut fut => return Some(out),
+            () = tokio::time::sleep(left) => return None,
+            changed = waiting.changed() => {
+                left = left.saturating_sub(start.elapsed());
+                if changed.is_err() {
+                    return tokio::time::timeout(left, fut).await.ok();
+                }
+            }
+        }
+    }
+}
+
 /// SPEC 5.1 `connect`: bounded by the config's timeout; connected already → at once; a connect
 /// in progress is shared.
 pub(super) async fn connect(inner: &Arc<Inner>) -> Result<InitializeResult, Error> {
@@ -434,15 +474,19 @@ pub(super) async fn connect(inner: &Arc<Inner>) -> Result<InitializeResult, Erro
     };
     inner.set_status(Status::Connecting, None);
     let ms = inner.config().timeout_ms();
-    let outcome = tokio::time::timeout(
-        Duration::from_millis(ms),
-        open_session(inner, generation, epoch),
-    )
-    .await;
+    // The OAuth client exists before the clock starts, so that its user's time is not counted.
+    let waiting = match inner.config() {
+        ServerConfig::Http(c) => oauth_client(inner, &c)
+            .ok()
+            .flatten()
+            .map(|o| o.waiting_for_user()),
+        _ => None,
+    };
+    let outcome = unless_late(ms, waiting, open_session(inner, generation, epoch)).await;
     let result = match outcome {
-        Ok(Ok((conn, init, raw))) => return adopt(inner, epoch, conn, init, raw).await,
-        Ok(Err(e)) => Err(e),
-        Err(_) => {
+        Some(Ok((conn, init, raw))) => return adopt(inner, epoch, conn, init, raw).await,
+        Some(Err(e)) => Err(e),
+        None => {
             // Whether the transport was still starting or already talking: it is closed before
             // the caller hears of the failure, so nothing outlives the attempt.
             let attempt = lock(&inner.state).attempt.take();

@@ -26,6 +26,24 @@ pub(crate) struct Shared {
     memory: Mutex<Memory>,
     /// One piece of work (load, refresh, discovery, authorization) at a time.
     pub(crate) op: tokio::sync::Mutex<()>,
+    /// True while the authorizer runs (the user's time): deadlines do not count it.
+    pub(crate) waiting_for_user: tokio::sync::watch::Sender<bool>,
+}
+
+/// Sets [`Shared::waiting_for_user`] while it lives (also when the work is dropped).
+struct UserWait<'a>(&'a tokio::sync::watch::Sender<bool>);
+
+impl<'a> UserWait<'a> {
+    fn new(flag: &'a tokio::sync::watch::Sender<bool>) -> Self {
+        flag.send_replace(true);
+        UserWait(flag)
+    }
+}
+
+impl Drop for UserWait<'_> {
+    fn drop(&mut self) {
+        self.0.send_replace(false);
+    }
 }
 
 /// What is known in memory; the store has the last word across processes.
@@ -50,6 +68,7 @@ impl Shared {
             http,
             memory: Mutex::new(Memory::default()),
             op: tokio::sync::Mutex::new(()),
+            waiting_for_user: tokio::sync::watch::Sender::new(false),
         }
     }
 
@@ -344,11 +363,14 @@ impl Shared {
             scopes: flight.scopes.clone(),
         };
         let limit = config.authorize_timeout;
+        let waiting = UserWait::new(&self.waiting_for_user);
         let callback = tokio::time::timeout(limit, config.authorizer.authorize(prompt))
             .await
             .map_err(|_| {
                 AuthError::Authorizer(format!("no authorization within {}ms", limit.as_millis()))
-            })??;
+            });
+        drop(waiting);
+        let callback = callback??;
         let code = flight.code_from(&callback)?;
         drop(callback);
         let response = self

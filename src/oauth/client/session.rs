@@ -77,6 +77,13 @@ impl OAuthClient {
         self
     }
 
+    /// Whether the authorizer is running now (the user's time in the browser), as a watch:
+    /// the client's connect deadline and the manager's startup gate do not wait for the user
+    /// (SPEC 10.3).
+    pub fn waiting_for_user(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.shared.waiting_for_user.subscribe()
+    }
+
     /// The server URL.
     pub fn server_url(&self) -> &str {
         &self.shared.server_url

@@ -170,7 +170,7 @@ impl Inner {
         };
         let outcome = deadline
             .run(async {
-                let resp = self.post(frame, &plan.headers).await?;
+                let resp = self.post(frame, &plan.headers, Some(deadline)).await?;
                 let _ = resp.bytes().await;
                 rx.await.unwrap_or_else(|_| Err(Error::closed()))
             })

@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -165,10 +164,14 @@ impl Inner {
     /// POSTs `frame`; returns the response after the status checks (non-2xx → error). With an
     /// auth hook, a 401 (or 403 `insufficient_scope`) becomes an authorization step and a retry,
     /// as long as the hook asks for one (and at most [`MAX_AUTH_RETRIES`] times).
+    ///
+    /// The authorization step does not count against `deadline` (the exchange's): it has its own
+    /// bounds (each OAuth request, the authorizer's time).
     pub(super) async fn post(
         &self,
         frame: Bytes,
         extra: &[(String, String)],
+        deadline: Option<&super::exchange::ExchangeDeadline>,
     ) -> Result<reqwest::Response, Error> {
         let (mut retries, mut step_ups) = (0u32, 0u32);
         loop {
@@ -220,7 +223,10 @@ impl Inner {
                     retries,
                     step_ups,
                 };
-                if hook.challenge(refusal).await? {
+                let paused = deadline.map(|d| d.pause());
+                let retry = hook.challenge(refusal).await;
+                drop(paused);
+                if retry? {
                     retries += 1;
                     step_ups += u32::from(status == 403);
                     continue;
@@ -245,14 +251,15 @@ impl Inner {
         timeout_ms: u64,
     ) -> Result<(), Error> {
         let ms = timeout_ms.min(MAX_TIMEOUT_MS);
+        let deadline = super::exchange::ExchangeDeadline::new(ms, None);
         let exchange = async {
-            let resp = self.post(Bytes::from(frame), &[]).await?;
+            let resp = self.post(Bytes::from(frame), &[], Some(&deadline)).await?;
             let _ = resp.bytes().await;
             Ok(())
         };
-        match tokio::time::timeout(Duration::from_millis(ms), exchange).await {
-            Ok(r) => r,
-            Err(_) => Err(Error::NotifyTimeout { ms }),
+        match deadline.run(exchange).await {
+            Some(r) => r,
+            None => Err(Error::NotifyTimeout { ms }),
         }
     }
 
