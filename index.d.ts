@@ -414,7 +414,7 @@ export interface MCPOAuthOptions {
    * `"headless"`: GET the URL without following the redirect (tests, servers that need no user).
    */
   onAuthorize: ((prompt: MCPAuthorizationPrompt) => string | Promise<string>) | 'loopback' | 'headless'
-  /** For `"loopback"`: opens the URL (without it the URL goes to the logger at `warn`). */
+  /** For `"loopback"`: opens the URL (without it: the manager's logger at `warn`, a client's `onWarning`, else a process warning). */
   openUrl?: (url: string) => void | Promise<void>
   /** Default: in memory (`MCPClient`), `mcp-oauth.json` (0600) in the agent directory (`MCPManager`). */
   store?: MCPOAuthStore

@@ -4,6 +4,7 @@
 // completed by the test's `onAuthorize` (GET without following, return `Location`). Runs under
 // vitest (Node) and `bun test` (Bun).
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -31,6 +32,16 @@ function mapStore() {
 }
 
 const text = (result) => result.content[0].text
+/** A port nobody listens on now. */
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer()
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+}
 const noSecret = (s) => expect(String(s)).not.toContain('SENTINEL')
 
 let server
@@ -140,6 +151,30 @@ describe('the oauth option of MCPClient and connectToServer', () => {
     expect(text(await c.callTool('whoami', {}))).toMatch(/^ok whoami/)
     expect(prompts).toHaveLength(1)
     expect(server.stats()).toMatchObject({ authorize: 1, unauthorized: 1 })
+  }, 20000)
+
+  it('"loopback" listens on the redirect URI and calls openUrl; "headless" follows nothing', async () => {
+    const port = await freePort()
+    const opened = []
+    const loop = client({
+      redirectUri: `http://127.0.0.1:${port}/callback`,
+      onAuthorize: 'loopback',
+      // The "browser": the authorization server redirects to the listener, which answers.
+      openUrl: async (url) => {
+        opened.push(url)
+        const res = await fetch(url, { redirect: 'manual' })
+        const page = await fetch(res.headers.get('location'))
+        expect(page.status).toBe(200)
+      },
+    })
+    await loop.connect()
+    expect(opened).toHaveLength(1)
+    expect(new URL(opened[0]).searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${port}/callback`)
+    expect(text(await loop.callTool('whoami', {}))).toMatch(/^ok whoami/)
+    const headless = client({ onAuthorize: 'headless' }, 'other')
+    await headless.connect()
+    expect(text(await headless.callTool('whoami', {}))).toMatch(/^ok whoami/)
+    expect(server.stats().authorize).toBe(2)
   }, 20000)
 
   it('failures are MCP_OAUTH_ERROR and hold no token, secret or code', async () => {

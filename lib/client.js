@@ -227,6 +227,22 @@ function nativeMaker(name, optionsJson, weak) {
     })
 }
 
+/**
+ * Where the loopback authorizer's URL goes without `openUrl`: the client's `onWarning`, else a
+ * process warning. The client is held weakly (the native side keeps this alive as long as the
+ * client's OAuth config lives).
+ * @param {WeakRef<MCPClient>} weak
+ */
+function warnTo(weak) {
+  return {
+    warn: (/** @type {string} */ message) => {
+      const c = weak.deref()
+      if (c && typeof c.onWarning === 'function') callGuarded(c, c.onWarning, message)
+      else process.emitWarning(message)
+    },
+  }
+}
+
 /** A client's face over stdio: opening and closing are the client's. */
 class ClientStdioTransport extends root.StdioTransport {
   async connect() {
@@ -321,7 +337,7 @@ class MCPClient {
     this._capabilities = options?.capabilities ?? DEFAULT_CAPABILITIES
     /** @type {Transport} */
     /** @type {any} the NativeOAuth of `options.oauth`, kept while the client lives */
-    this._oauth = managed ? null : nativeOAuth(options?.oauth)
+    this._oauth = managed ? null : nativeOAuth(options?.oauth, { logger: warnTo(new WeakRef(this)) })
     this._face = makeFace(this, config, nativeOptions(options, false, this._oauth), managed)
     this._wire(this._face)
   }

@@ -170,8 +170,6 @@ pub struct AuthRefusal {
     pub status: u16,
     /// The `WWW-Authenticate` values, joined with `, ` when there were several.
     pub www_authenticate: Option<String>,
-    /// The URL the refused request went to.
-    pub url: String,
     /// The negotiated `MCP-Protocol-Version`, if any (discovery requests send it).
     pub protocol_version: Option<String>,
     /// The `Authorization` value the refused request carried.
@@ -187,7 +185,6 @@ impl std::fmt::Debug for AuthRefusal {
         f.debug_struct("AuthRefusal")
             .field("status", &self.status)
             .field("www_authenticate", &self.www_authenticate)
-            .field("url", &self.url)
             .field("protocol_version", &self.protocol_version)
             .field(
                 "sent_authorization",

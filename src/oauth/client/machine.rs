@@ -96,7 +96,6 @@ mod tests {
         AuthRefusal {
             status,
             www_authenticate: Some(header.into()),
-            url: "http://h/mcp".into(),
             protocol_version: None,
             sent_authorization: sent.map(|t| format!("Bearer {t}")),
             retries,

@@ -188,7 +188,7 @@ impl Inner {
             };
             let resp = self
                 .client()
-                .post(url.clone())
+                .post(url)
                 .headers(headers)
                 .body(frame.clone())
                 .send()
@@ -217,7 +217,6 @@ impl Inner {
                 let refusal = AuthRefusal {
                     status,
                     www_authenticate: challenge,
-                    url: url.to_string(),
                     protocol_version: lock(&self.protocol_version).clone(),
                     sent_authorization,
                     retries,
