@@ -10,6 +10,7 @@ pub mod config;
 mod convert;
 mod errors;
 pub mod files;
+mod host;
 mod http;
 mod manager;
 pub mod oauth;

@@ -15,19 +15,15 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use serde_json::{Value, json};
 
 use super::errors::guard;
+use super::host::HostCallback;
 use crate::oauth::client::{
     AuthError, AuthStore, AuthorizationPrompt, Authorizer, FileStore, HeadlessAuthorizer,
     LoopbackAuthorizer, ManualAuthorizer, OAuthConfig,
 };
-
-/// JS `host(kind, payloadJson) → Promise<string>`.
-type HostCallback =
-    ThreadsafeFunction<(String, String), Promise<String>, (String, String), Status, false, true>;
 
 /// How long a store call may take before it counts as failed.
 const STORE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -45,33 +41,6 @@ pub(super) fn config_of(id: u32) -> Option<Arc<OAuthConfig>> {
     configs().as_ref().and_then(|m| m.get(&id).cloned())
 }
 
-/// The JS side of a config.
-struct JsHost {
-    call: Arc<HostCallback>,
-}
-
-impl JsHost {
-    /// Calls `host(kind, payload)`; a rejection becomes an [`AuthError`] of `make` whose text is
-    /// the JS side's (which never holds a secret: the JS side words it).
-    fn ask(
-        &self,
-        kind: &'static str,
-        payload: Value,
-    ) -> BoxFuture<'static, std::result::Result<String, String>> {
-        let call = self.call.clone();
-        Box::pin(async move {
-            let answer = call
-                .call_async((kind.to_owned(), payload.to_string()))
-                .await
-                .map_err(|e| e.reason.clone())?;
-            answer.await.map_err(|e| e.reason.clone())
-        })
-    }
-}
-
-/// `onAuthorize` as a function: the JS side returns the callback URL.
-struct JsAuthorize(Arc<JsHost>);
-
 fn prompt_json(prompt: &AuthorizationPrompt) -> Value {
     json!({
         "url": prompt.url,
@@ -82,8 +51,9 @@ fn prompt_json(prompt: &AuthorizationPrompt) -> Value {
     })
 }
 
-/// A store in JavaScript (`{ get, set, delete }`); values are JSON text.
-struct JsStore(Arc<JsHost>);
+/// A store in JavaScript (`{ get, set, delete }`); values are JSON text. A rejection's reason is
+/// worded by the JS side (never the user's message, which might hold a secret).
+struct JsStore(Arc<HostCallback>);
 
 impl JsStore {
     fn bounded(
@@ -91,7 +61,7 @@ impl JsStore {
         kind: &'static str,
         payload: Value,
     ) -> BoxFuture<'static, std::result::Result<String, AuthError>> {
-        let ask = self.0.ask(kind, payload);
+        let ask = super::host::ask(&self.0, kind, &payload);
         Box::pin(async move {
             match tokio::time::timeout(STORE_TIMEOUT, ask).await {
                 Ok(Ok(text)) => Ok(text),
@@ -156,14 +126,7 @@ impl NativeOAuth {
         host: Function<'_, (String, String), Promise<String>>,
     ) -> Result<Self> {
         guard(&env, || {
-            let call: HostCallback = host
-                .build_threadsafe_function::<(String, String)>()
-                .callee_handled::<false>()
-                .weak::<true>()
-                .build()?;
-            let host = Arc::new(JsHost {
-                call: Arc::new(call),
-            });
+            let host = super::host::host_callback(host)?;
             let mut v: Value = serde_json::from_str(&config_json)
                 .map_err(|_| Error::from_reason("the oauth option must be an object"))?;
             let (authorizer_kind, store_kind) = match v.as_object_mut() {
@@ -180,7 +143,7 @@ impl NativeOAuth {
                 Some("loopback") => {
                     let open = host.clone();
                     Arc::new(LoopbackAuthorizer::new(Arc::new(move |url: &str| {
-                        let ask = open.ask("openUrl", json!({ "url": url }));
+                        let ask = super::host::ask(&open, "openUrl", &json!({ "url": url }));
                         crate::runtime::handle().spawn(async move {
                             let _ = ask.await;
                         });
@@ -188,10 +151,10 @@ impl NativeOAuth {
                     })))
                 }
                 _ => {
-                    let ask = JsAuthorize(host.clone());
+                    let ask = host.clone();
                     Arc::new(ManualAuthorizer::new(Arc::new(
                         move |prompt: AuthorizationPrompt| {
-                            let call = ask.0.ask("authorize", prompt_json(&prompt));
+                            let call = super::host::ask(&ask, "authorize", &prompt_json(&prompt));
                             Box::pin(async move {
                                 call.await.map_err(|reason| {
                                     AuthError::Authorizer(format!("onAuthorize failed: {reason}"))

@@ -420,7 +420,9 @@ async fn unless_late<F: std::future::Future>(
     loop {
         if *waiting.borrow_and_update() {
             tokio::select! {
+                // Cancel-safe: the future is pinned across iterations and polled to the end.
                 out = &mut fut => return Some(out),
+                // Cancel-safe: `changed` only marks the value seen; the loop reads it again.
                 changed = waiting.changed() => {
                     if changed.is_err() {
                         return tokio::time::timeout(left, fut).await.ok();
@@ -431,8 +433,11 @@ async fn unless_late<F: std::future::Future>(
         }
         let start = tokio::time::Instant::now();
         tokio::select! {
+            // Cancel-safe: the future is pinned across iterations and polled to the end.
             out = &mut fut => return Some(out),
+            // Cancel-safe: a fresh sleep of what is left each round.
             () = tokio::time::sleep(left) => return None,
+            // Cancel-safe: `changed` only marks the value seen; the loop reads it again.
             changed = waiting.changed() => {
                 left = left.saturating_sub(start.elapsed());
                 if changed.is_err() {

@@ -178,7 +178,9 @@ async fn settled_unless_user(rx: watch::Receiver<Outcome>, user: Option<watch::R
     let done = settled(rx);
     tokio::pin!(done);
     tokio::select! {
+        // Cancel-safe: pinned, and awaited again below when the other branch needs it.
         () = &mut done => {}
+        // Cancel-safe: a watch read; nothing is lost when dropped.
         gone = async { user.wait_for(|w| *w).await.is_err() } => {
             // The OAuth client is gone: only the outcome is left to wait for.
             if gone {
