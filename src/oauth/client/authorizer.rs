@@ -45,6 +45,12 @@ pub trait Authorizer: Send + Sync {
         &self,
         prompt: AuthorizationPrompt,
     ) -> BoxFuture<'static, Result<String, AuthError>>;
+
+    /// Whether a person takes part (default `true`): their time is outside the connect deadline
+    /// and the manager's startup gate (SPEC 10.3). The headless authorizer says `false`.
+    fn interactive(&self) -> bool {
+        true
+    }
 }
 
 /// GET the authorization URL with redirects disabled and return the redirect's `Location`
@@ -79,6 +85,10 @@ impl HeadlessAuthorizer {
 }
 
 impl Authorizer for HeadlessAuthorizer {
+    fn interactive(&self) -> bool {
+        false
+    }
+
     fn authorize(
         &self,
         prompt: AuthorizationPrompt,

@@ -363,7 +363,10 @@ impl Shared {
             scopes: flight.scopes.clone(),
         };
         let limit = config.authorize_timeout;
-        let waiting = UserWait::new(&self.waiting_for_user);
+        let waiting = config
+            .authorizer
+            .interactive()
+            .then(|| UserWait::new(&self.waiting_for_user));
         let callback = tokio::time::timeout(limit, config.authorizer.authorize(prompt))
             .await
             .map_err(|_| {
