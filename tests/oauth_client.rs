@@ -277,6 +277,40 @@ async fn an_expired_access_token_is_refreshed() {
 }
 
 #[tokio::test]
+async fn a_failing_token_endpoint_keeps_the_refresh_token() {
+    let server = Server::start();
+    let authorizer = Counting::new(None);
+    let oauth = config(authorizer.clone(), Arc::new(MemoryStore::default()));
+    let client = within(Client::connect_to(
+        "o",
+        ServerConfig::http(server.url()),
+        options(oauth),
+    ))
+    .await
+    .unwrap();
+    whoami(&client).await;
+    server
+        .control(json!({ "expireAll": true, "tokenStatus": 503 }))
+        .await;
+    let e = within(client.call_tool("whoami", json!({})))
+        .await
+        .expect_err("no token while the endpoint fails");
+    assert!(
+        matches!(&e, Error::OAuth(AuthError::TokenEndpoint { error }) if error == "HTTP 503"),
+        "{e:?}"
+    );
+    assert_no_secret(&e);
+    // Back up: the kept refresh token works; nobody was asked to authorize again.
+    server.control(json!({ "tokenStatus": null })).await;
+    whoami(&client).await;
+    let stats = server.stats().await;
+    assert_eq!(stats["tokenRefresh"], 1);
+    assert_eq!(stats["authorize"], 1);
+    assert_eq!(authorizer.calls.load(Ordering::SeqCst), 1);
+    within(client.close()).await;
+}
+
+#[tokio::test]
 async fn a_revoked_refresh_token_leads_to_a_new_authorization() {
     let server = Server::start();
     let authorizer = Counting::new(None);

@@ -104,7 +104,8 @@ impl std::fmt::Debug for TokenResponse {
 }
 
 /// Why a token request gave no tokens: the endpoint refused (an OAuth error or a bad answer;
-/// the grant is not worth retrying), or it could not be reached (worth keeping what is held).
+/// the grant is not worth retrying), or it could not be reached or failed itself (a 5xx: worth
+/// keeping what is held).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TokenError {
     /// The endpoint answered, without usable tokens.
@@ -194,6 +195,13 @@ impl TokenRequest<'_> {
                     error: format!("POST {}: {}", self.endpoint, describe(&e)),
                 })
             })?;
+        // A server error says nothing about the grant: what is held is kept (a refresh token
+        // is not dropped for a 503).
+        if reply.status >= 500 {
+            return Err(TokenError::Unreachable(AuthError::TokenEndpoint {
+                error: format!("HTTP {}", reply.status),
+            }));
+        }
         parse_response(&reply).map_err(TokenError::Refused)
     }
 }
