@@ -414,6 +414,57 @@ async fn the_users_time_does_not_count_against_the_connect_and_request_deadlines
     assert!(matches!(e, Error::OAuth(AuthError::Authorizer(_))), "{e:?}");
 }
 
+/// Records how many authorizations run at once.
+struct Overlap {
+    inner: HeadlessAuthorizer,
+    now: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
+}
+
+impl Authorizer for Overlap {
+    fn authorize(
+        &self,
+        prompt: AuthorizationPrompt,
+    ) -> BoxFuture<'static, Result<String, AuthError>> {
+        let (now, most) = (self.now.clone(), self.most.clone());
+        let work = self.inner.authorize(prompt);
+        Box::pin(async move {
+            let at_once = now.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(at_once, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let out = work.await;
+            now.fetch_sub(1, Ordering::SeqCst);
+            out
+        })
+    }
+}
+
+#[tokio::test]
+async fn authorizations_of_one_config_take_turns() {
+    let (a, b) = (Server::start(), Server::start());
+    let most = Arc::new(AtomicUsize::new(0));
+    let user = Arc::new(Overlap {
+        inner: HeadlessAuthorizer::new().unwrap(),
+        now: Arc::new(AtomicUsize::new(0)),
+        most: most.clone(),
+    });
+    // One config for two servers, as a manager has: their users are asked one after the other.
+    let oauth = config(user, Arc::new(MemoryStore::default()));
+    let (one, two) = within(async {
+        tokio::join!(
+            Client::connect_to("a", ServerConfig::http(a.url()), options(oauth.clone())),
+            Client::connect_to("b", ServerConfig::http(b.url()), options(oauth.clone())),
+        )
+    })
+    .await;
+    let (one, two) = (one.unwrap(), two.unwrap());
+    assert_eq!(most.load(Ordering::SeqCst), 1, "never two at once");
+    assert_eq!(a.stats().await["authorize"], 1);
+    assert_eq!(b.stats().await["authorize"], 1);
+    within(one.close()).await;
+    within(two.close()).await;
+}
+
 #[tokio::test]
 async fn a_wrong_iss_is_rejected_before_any_token_request() {
     let server = Server::start();

@@ -113,6 +113,9 @@ pub struct OAuthConfig {
     pub store: Arc<dyn AuthStore>,
     /// Who takes the user through authorization.
     pub authorizer: Arc<dyn Authorizer>,
+    /// Interactive authorizations of this config (and its clones: one manager's servers) take
+    /// turns; each gets its [`authorize_timeout`](Self::authorize_timeout) once its turn comes.
+    pub(crate) turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -174,6 +177,7 @@ impl OAuthConfig {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             store: Arc::new(MemoryStore::default()),
             authorizer,
+            turn: Arc::new(tokio::sync::Mutex::new(())),
         }
     }
 

@@ -363,16 +363,20 @@ impl Shared {
             scopes: flight.scopes.clone(),
         };
         let limit = config.authorize_timeout;
-        let waiting = config
-            .authorizer
-            .interactive()
-            .then(|| UserWait::new(&self.waiting_for_user));
+        // A person's time, queued behind the config's other authorizations: outside the
+        // deadlines (SPEC 10.3), bounded by `limit` once it is this one's turn.
+        let interactive = config.authorizer.interactive();
+        let waiting = interactive.then(|| UserWait::new(&self.waiting_for_user));
+        let turn = match interactive {
+            true => Some(config.turn.lock().await),
+            false => None,
+        };
         let callback = tokio::time::timeout(limit, config.authorizer.authorize(prompt))
             .await
             .map_err(|_| {
                 AuthError::Authorizer(format!("no authorization within {}ms", limit.as_millis()))
             });
-        drop(waiting);
+        drop((turn, waiting));
         let callback = callback??;
         let code = flight.code_from(&callback)?;
         drop(callback);
