@@ -238,6 +238,8 @@ export type MCPErrorCode =
   | 'MCP_INVALID_CONFIG'
   | 'MCP_INVALID_PARAMS'
   | 'MCP_INTERNAL'
+  | 'MCP_OAUTH_ERROR'
+  | 'MCP_STORE_ERROR'
 
 /**
  * Errors are plain `Error`s; these optional members say more. [beyond]
@@ -267,6 +269,13 @@ export interface MCPError extends Error {
   syscall?: string
   /** A failed spawn: the command. */
   path?: string
+  /**
+   * `MCP_OAUTH_ERROR` of the `oauth` option: what kind of failure (`needs_client_credentials`,
+   * `iss_mismatch`, `state_mismatch`, `resource_mismatch`, `issuer_mismatch`, `pkce_unsupported`,
+   * `insufficient_scope`, `token_endpoint`, `token_rejected`, `authorization_denied`, `discovery`,
+   * `registration`, `callback`, `authorizer`, `store`, `config`).
+   */
+  reason?: string
 }
 
 // ---------------------------------------------------------------------------------------------
