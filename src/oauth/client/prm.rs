@@ -89,7 +89,12 @@ fn validate(
     if !resource_matches(&resource, described, server_url) {
         return Err(AuthError::ResourceMismatch {
             resource,
-            expected: described.to_string(),
+            // Without its query: a server URL may carry a key there (`?apiKey=…`).
+            expected: described
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default()
+                .to_string(),
         });
     }
     let authorization_servers = string_list(&map, "authorization_servers")
@@ -145,6 +150,20 @@ mod tests {
             "http://localhost:3000",
             s
         ));
+    }
+
+    #[test]
+    fn a_mismatch_names_the_server_without_its_query() {
+        let server = "https://h/mcp?apiKey=SENTINEL";
+        let doc = serde_json::json!({
+            "resource": "https://evil.example.com/mcp",
+            "authorization_servers": ["https://as"],
+        });
+        let map = doc.as_object().unwrap().clone();
+        let e = validate(map, "https://h/prm", server, server).unwrap_err();
+        assert!(matches!(e, AuthError::ResourceMismatch { .. }));
+        assert!(e.to_string().contains("\"https://h/mcp\""), "{e}");
+        assert!(!e.to_string().contains("SENTINEL"), "{e}");
     }
 
     #[test]
