@@ -238,6 +238,8 @@ export type MCPErrorCode =
   | 'MCP_INVALID_CONFIG'
   | 'MCP_INVALID_PARAMS'
   | 'MCP_INTERNAL'
+  | 'MCP_OAUTH_ERROR'
+  | 'MCP_STORE_ERROR'
 
 /**
  * Errors are plain `Error`s; these optional members say more. [beyond]
@@ -267,6 +269,13 @@ export interface MCPError extends Error {
   syscall?: string
   /** A failed spawn: the command. */
   path?: string
+  /**
+   * `MCP_OAUTH_ERROR` of the `oauth` option: what kind of failure (`needs_client_credentials`,
+   * `iss_mismatch`, `state_mismatch`, `resource_mismatch`, `issuer_mismatch`, `pkce_unsupported`,
+   * `insufficient_scope`, `token_endpoint`, `token_rejected`, `authorization_denied`, `discovery`,
+   * `registration`, `callback`, `authorizer`, `store`, `config`).
+   */
+  reason?: string
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,6 +375,58 @@ export interface MCPHandshakeOptions {
   capabilities?: MCPClientCapabilities & Record<string, unknown>
   /** Default `{ name: "omp-coding-agent", version: "1.0.0" }`. */
   clientInfo?: MCPImplementation
+  /**
+   * [beyond] OAuth for Streamable HTTP servers (SPEC 10): a 401 starts discovery, registration
+   * and authorization; every request then carries the bearer token, refreshed when near expiry.
+   * A static `Authorization` header in the config wins (the flow never starts). Failures reject
+   * with code `MCP_OAUTH_ERROR` (and `reason`, e.g. `needs_client_credentials`).
+   */
+  oauth?: MCPOAuthOptions
+}
+
+/** [beyond] What `onAuthorize` is shown. */
+export interface MCPAuthorizationPrompt {
+  /** The authorization URL to open. */
+  url: string
+  /** The server's name. */
+  serverName?: string
+  /** The MCP server's URL. */
+  serverUrl: string
+  /** The scopes requested. */
+  scopes: string[]
+  /** Where the authorization server will redirect. */
+  redirectUri: string
+}
+
+/** [beyond] Where tokens and registrations are kept; values are JSON text. Keep them confidential. */
+export interface MCPOAuthStore {
+  get(key: string): string | null | undefined | Promise<string | null | undefined>
+  set(key: string, value: string): void | Promise<void>
+  delete(key: string): void | Promise<void>
+}
+
+/** [beyond] The `oauth` option (SPEC 10.3). */
+export interface MCPOAuthOptions {
+  /** `client_name` of a dynamic registration. */
+  clientName: string
+  /** The redirect URI (a loopback `http://127.0.0.1:<port>/callback` for `"loopback"`). */
+  redirectUri: string
+  /** Default: `native` for a loopback redirect URI, else `web`. */
+  applicationType?: 'native' | 'web'
+  /** A client ID metadata document URL (https, with a path), used where the server supports it. */
+  clientMetadataUrl?: string
+  /** Credentials registered beforehand; without `issuer`, bound to the first issuer used. */
+  preRegistered?: Array<{ issuer?: string; clientId: string; clientSecret?: string }>
+  /**
+   * A function shown the prompt that resolves with the full callback URL (query intact; bounded
+   * by 5 minutes); `"loopback"`: listen on the redirect URI's port and call `openUrl`;
+   * `"headless"`: GET the URL without following the redirect (tests, servers that need no user).
+   */
+  onAuthorize: ((prompt: MCPAuthorizationPrompt) => string | Promise<string>) | 'loopback' | 'headless'
+  /** For `"loopback"`: opens the URL (without it: the manager's logger at `warn`, a client's `onWarning`, else a process warning). */
+  openUrl?: (url: string) => void | Promise<void>
+  /** Default: in memory (`MCPClient`), `mcp-oauth.json` (0600) in the agent directory (`MCPManager`). */
+  store?: MCPOAuthStore
 }
 
 /** [beyond] Reconnect after an unexpected close, with capped exponential backoff. */

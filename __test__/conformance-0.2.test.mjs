@@ -26,7 +26,10 @@ describe('official conformance suite 0.2.0-alpha.12 (client, quick set)', () => 
 
   it('core: sep-2322-client-request-state @ 2026-07-28', () => passes('sep-2322-client-request-state', '2026-07-28'), 60000)
 
-  // Needs the OAuth client (SPEC 10): MCPClient's `oauth` option with the headless authorizer
-  // (PRM from WWW-Authenticate, AS metadata, DCR, PKCE, token request, bearer retry).
-  it.skip('auth: auth/metadata-default @ 2025-11-25', () => passes('auth/metadata-default', '2025-11-25'), 60000)
+  // The OAuth client (SPEC 10): MCPClient's `oauth` option with the headless authorizer (PRM from
+  // WWW-Authenticate, AS metadata, DCR, PKCE, token request, bearer retry).
+  it('auth: auth/metadata-default @ 2025-11-25', () => passes('auth/metadata-default', '2025-11-25'), 60000)
+
+  // The 2026-07-28 era: stateless requests carry the token; RFC 9207 `iss` checked.
+  it('auth: auth/iss-supported @ 2026-07-28', () => passes('auth/iss-supported', '2026-07-28'), 60000)
 })

@@ -8,6 +8,7 @@
 
 const root = require('./core.js')
 const native = require('../native.js')
+const { nativeOAuth } = require('./oauth-client.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPStdioServerConfig} MCPStdioServerConfig */
@@ -58,11 +59,13 @@ async function createTransport(config) {
  * The options `NativeClient` reads (binding/client.rs), as JSON text.
  * @param {MCPClientOptions | undefined} options
  * @param {boolean} forwardRequests
+ * @param {any} [oauth] the NativeOAuth of `options.oauth` (oauth-client.js)
  */
-function nativeOptions(options, forwardRequests) {
+function nativeOptions(options, forwardRequests, oauth) {
   const o = options || {}
   const r = o.reconnect === true ? {} : o.reconnect || null
   return JSON.stringify({
+    oauthId: oauth ? oauth.id : undefined,
     protocolVersion: o.protocolVersion ?? DEFAULT_PROTOCOL_VERSION,
     capabilities: o.capabilities ?? DEFAULT_CAPABILITIES,
     clientInfo: o.clientInfo ?? DEFAULT_CLIENT_INFO,
@@ -224,6 +227,22 @@ function nativeMaker(name, optionsJson, weak) {
     })
 }
 
+/**
+ * Where the loopback authorizer's URL goes without `openUrl`: the client's `onWarning`, else a
+ * process warning. The client is held weakly (the native side keeps this alive as long as the
+ * client's OAuth config lives).
+ * @param {WeakRef<MCPClient>} weak
+ */
+function warnTo(weak) {
+  return {
+    warn: (/** @type {string} */ message) => {
+      const c = weak.deref()
+      if (c && typeof c.onWarning === 'function') callGuarded(c, c.onWarning, message)
+      else process.emitWarning(message)
+    },
+  }
+}
+
 /** A client's face over stdio: opening and closing are the client's. */
 class ClientStdioTransport extends root.StdioTransport {
   async connect() {
@@ -317,7 +336,9 @@ class MCPClient {
     this._tokens = 0
     this._capabilities = options?.capabilities ?? DEFAULT_CAPABILITIES
     /** @type {Transport} */
-    this._face = makeFace(this, config, nativeOptions(options, false), managed)
+    /** @type {any} the NativeOAuth of `options.oauth`, kept while the client lives */
+    this._oauth = managed ? null : nativeOAuth(options?.oauth, { logger: warnTo(new WeakRef(this)) })
+    this._face = makeFace(this, config, nativeOptions(options, false, this._oauth), managed)
     this._wire(this._face)
   }
 

@@ -4,7 +4,10 @@
 // validation, tool names and `!command` values run in Rust (src/config.rs); this file wires the
 // injectable parts (tool cache, tool factory, logger, auth storage) that are JS objects.
 
+const path = require('node:path')
 const native = require('../native.js')
+const { nativeOAuth } = require('./oauth-client.js')
+const { agentDir } = require('./agent-dir.js')
 const { loadAllMCPConfigs } = require('./config.js')
 const { MCPClient, DEFAULT_CAPABILITIES } = require('./client.js')
 const toolBridge = require('./tool-bridge.js')
@@ -202,6 +205,9 @@ class MCPManager {
     // SPEC 6: giving onRequest declares elicitation and sampling, unless capabilities are given.
     const capabilities = o.capabilities ?? (this._onRequest ? { ...DEFAULT_CAPABILITIES, elicitation: {}, sampling: {} } : undefined)
     this._clientOptions = { protocolVersion: o.protocolVersion, capabilities, clientInfo: o.clientInfo, reconnect: o.reconnect }
+    // SPEC 10.3: OAuth for every HTTP server; tokens default to mcp-oauth.json in the agent dir.
+    /** @type {any} the NativeOAuth of `options.oauth` */
+    this._oauth = nativeOAuth(o.oauth, { logger: this._logger, defaultStoreFile: path.join(agentDir(), 'mcp-oauth.json') })
     /** @type {AuthStorage | null} */
     this._authStorage = null
     /** @type {Map<string, SourceMeta>} */
@@ -224,7 +230,7 @@ class MCPManager {
     // its callbacks reach this object only weakly.
     const weak = new WeakRef(this)
     this._native = new native.NativeManager(
-      clientNativeOptions(this._clientOptions),
+      clientNativeOptions(this._clientOptions, this._oauth),
       (/** @type {string} */ batch) => weak.deref()?._onBatch(batch),
       /** @param {any[]} args `(kind, payload)` */
       (...args) => {
@@ -703,11 +709,13 @@ class MCPManager {
 /**
  * The client options every server's Rust client gets, as JSON text.
  * @param {{ protocolVersion?: string, capabilities?: unknown, clientInfo?: unknown, reconnect?: unknown }} o
+ * @param {any} [oauth] the NativeOAuth of the manager's `oauth` option
  */
-function clientNativeOptions(o) {
+function clientNativeOptions(o, oauth) {
   const r = o.reconnect === true ? {} : o.reconnect || null
   const rr = /** @type {{ maxAttempts?: number, initialDelayMs?: number, maxDelayMs?: number } | null} */ (r)
   return JSON.stringify({
+    oauthId: oauth ? oauth.id : undefined,
     protocolVersion: o.protocolVersion,
     capabilities: o.capabilities,
     clientInfo: o.clientInfo,

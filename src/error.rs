@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+pub use crate::oauth::client::AuthError;
+
 /// How a child process ended, when it ended on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExitInfo {
@@ -154,6 +156,11 @@ pub enum Error {
     /// could not be reached.
     #[error("Token exchange failed: {0}")]
     TokenExchange(TokenExchangeFailure),
+    /// The OAuth client of an HTTP server (SPEC 10) could not authorize; the message never holds
+    /// a token, secret, code, verifier or callback URL. `code` is the [`AuthError::code`]
+    /// (`MCP_OAUTH_ERROR` for most), and [`AuthError::reason`] names the kind.
+    #[error("{0}")]
+    OAuth(AuthError),
 }
 
 /// Why an authorization code could not be exchanged for tokens ([`Error::TokenExchange`]).
@@ -217,6 +224,7 @@ impl Error {
             | Error::TokenExchange(TokenExchangeFailure::Failed(_)) => "MCP_OAUTH_ERROR",
             Error::TokenExchange(TokenExchangeFailure::Status { .. }) => "MCP_HTTP_ERROR",
             Error::TokenExchange(TokenExchangeFailure::Timeout { .. }) => "MCP_TIMEOUT",
+            Error::OAuth(e) => e.code(),
         }
     }
 

@@ -66,6 +66,15 @@ pub(super) fn client_options(json: &str) -> std::result::Result<ClientOptions, M
     if v.get("forwardRequests") == Some(&Value::Bool(true)) {
         o.handler = Handler::Forward;
     }
+    // The `oauth` option (SPEC 10.3), made into a `NativeOAuth` by `oauth-client.js`.
+    if let Some(id) = v.get("oauthId").and_then(Value::as_u64) {
+        let config = u32::try_from(id)
+            .ok()
+            .and_then(super::oauth_client::config_of);
+        o.oauth = Some(config.ok_or_else(|| {
+            McpError::InvalidConfig("the oauth option is gone (its NativeOAuth was dropped)".into())
+        })?);
+    }
     Ok(o)
 }
 

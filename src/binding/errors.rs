@@ -69,6 +69,11 @@ pub fn descriptor(error: &Error) -> Value {
                 d.insert("dest".into(), Value::String(dest.clone()));
             }
         }
+        // The OAuth client (SPEC 10): what kind of failure, for apps that act on it
+        // (`needs_client_credentials` → ask the user for credentials).
+        Error::OAuth(e) => {
+            d.insert("reason".into(), Value::String(e.reason().into()));
+        }
         _ => {}
     }
     Value::Object(d)

@@ -9,20 +9,16 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 use serde_json::{Value, json};
 
 use super::client::{NativeClient, TaggedSink};
 use super::errors::{descriptor_text, guard, promise};
+use super::host::HostCallback;
 use super::sink::BatchSink;
 use crate::client::{Client, ClientSink};
 use crate::error::Error as McpError;
 use crate::manager::{LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions};
-
-/// JS `host(kind, payloadJson) → Promise<string>`.
-type HostCallback =
-    ThreadsafeFunction<(String, String), Promise<String>, (String, String), Status, false, true>;
 
 /// The manager's host in JavaScript: one callback for the calls that answer, the batch for the
 /// rest.
@@ -40,14 +36,8 @@ impl JsHost {
         kind: &'static str,
         payload: Value,
     ) -> BoxFuture<'static, std::result::Result<String, McpError>> {
-        let call = self.call.clone();
-        Box::pin(async move {
-            let answer = call
-                .call_async((kind.to_owned(), payload.to_string()))
-                .await
-                .map_err(|e| McpError::Io(e.reason.clone()))?;
-            answer.await.map_err(|e| McpError::Io(e.reason.clone()))
-        })
+        let ask = super::host::ask(&self.call, kind, &payload);
+        Box::pin(async move { ask.await.map_err(McpError::Io) })
     }
 
     fn push(&self, event: Value) {
@@ -177,13 +167,9 @@ impl NativeManager {
             let client = super::client::client_options(&options_json)
                 .map_err(|e| Error::from_reason(e.to_string()))?;
             let batch = BatchSink::new(on_events)?;
-            let call: HostCallback = host
-                .build_threadsafe_function::<(String, String)>()
-                .callee_handled::<false>()
-                .weak::<true>()
-                .build()?;
+            let call = super::host::host_callback(host)?;
             let host = Arc::new(JsHost {
-                call: Arc::new(call),
+                call,
                 batch,
                 tags: Mutex::default(),
                 next_tag: Default::default(),

@@ -10,9 +10,11 @@ pub mod config;
 mod convert;
 mod errors;
 pub mod files;
+mod host;
 mod http;
 mod manager;
 pub mod oauth;
+mod oauth_client;
 mod sink;
 mod stdio;
 

@@ -158,6 +158,9 @@ pub(crate) struct Inner {
     pub(crate) reinit: reconnect::SharedReinit,
     /// Input requests of the modern era waiting for JavaScript's answer.
     pub(crate) inputs: modern::Inputs,
+    /// The OAuth client (SPEC 10) of the HTTP server, made at the first connection that needs
+    /// it and kept across reconnects (its tokens stay in memory); keyed by the server URL.
+    pub(crate) oauth: Mutex<Option<Arc<crate::oauth::client::OAuthClient>>>,
 }
 
 /// One server, one client. Cheap to clone; all clones are the same client.
@@ -215,6 +218,7 @@ impl Client {
                 stderr: std::sync::atomic::AtomicBool::new(false),
                 reinit: Default::default(),
                 inputs: Default::default(),
+                oauth: Mutex::new(None),
             }),
         }
     }
@@ -242,6 +246,15 @@ impl Client {
     /// errors, the ends of connections), once, when the client made its own sink.
     pub fn events(&self) -> Option<EventStream> {
         lock(&self.inner.events).take()
+    }
+
+    /// Whether this client's OAuth authorizer is waiting for its user now (SPEC 10.3): the
+    /// connect deadline does not count that time, and the manager's startup gate does not wait
+    /// for it. `None` without OAuth (or before the first connection).
+    pub fn waiting_for_user(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        lock(&self.inner.oauth)
+            .as_ref()
+            .map(|o| o.waiting_for_user())
     }
 
     /// The server's name as configured.

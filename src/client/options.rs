@@ -185,6 +185,11 @@ pub struct ClientOptions {
     pub reconnect: Option<ReconnectPolicy>,
     /// Who answers the server's requests.
     pub handler: Handler,
+    /// The OAuth client of SPEC 10 for a Streamable HTTP server (default none): its 401s (and
+    /// 403 `insufficient_scope`) start discovery, registration and authorization, and every
+    /// request carries the bearer token. A static `Authorization` header in the server's config
+    /// wins: the flow never starts then (SPEC 10.3). Ignored for stdio.
+    pub oauth: Option<Arc<crate::oauth::client::OAuthConfig>>,
 }
 
 impl Default for ClientOptions {
@@ -195,6 +200,7 @@ impl Default for ClientOptions {
             client_info: Implementation::new("omp-coding-agent", "1.0.0"),
             reconnect: None,
             handler: Handler::Default,
+            oauth: None,
         }
     }
 }

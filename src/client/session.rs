@@ -160,6 +160,9 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
         }
         ServerConfig::Http(config) => {
             let t = HttpTransport::new(config.clone(), as_sink)?;
+            if let Some(hook) = oauth_client(inner, config)? {
+                t.set_auth_hook(Some(hook as Arc<dyn crate::transport::AuthHook>));
+            }
             t.connect();
             ConnKind::Http(Arc::new(t))
         }
@@ -183,6 +186,39 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
         })));
     }
     Ok(conn)
+}
+
+/// The OAuth client for an HTTP connection when the options ask for one and the config carries
+/// no static `Authorization` header (which wins, SPEC 10.3); the same one across reconnects to
+/// the same URL.
+pub(super) fn oauth_client(
+    inner: &Inner,
+    config: &crate::transport::http::HttpConfig,
+) -> Result<Option<Arc<crate::oauth::client::OAuthClient>>, Error> {
+    let Some(oauth) = &inner.options.oauth else {
+        return Ok(None);
+    };
+    if config
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+    {
+        return Ok(None);
+    }
+    let mut held = lock(&inner.oauth);
+    if let Some(client) = held.as_ref()
+        && client.server_url() == config.url
+        && Arc::ptr_eq(client.config(), oauth)
+    {
+        return Ok(Some(client.clone()));
+    }
+    let client = crate::oauth::client::OAuthClient::new(oauth.clone(), config.url.clone())
+        .map_err(Error::from)?
+        .with_server_name(inner.name.clone())
+        .with_protocol_version(inner.options.protocol_version.clone());
+    let client = Arc::new(client);
+    *held = Some(client.clone());
+    Ok(Some(client))
 }
 
 /// Finds out which era the server speaks and opens the connection in it (SPEC 9.2): with a
@@ -367,6 +403,51 @@ pub(super) async fn adopt(
     Err(Error::closed())
 }
 
+/// Runs `fut` within `ms`, not counting the time while `waiting` is true (an OAuth authorizer
+/// waiting for its user, which has its own bound: SPEC 10.3); `None` when the time is up.
+async fn unless_late<F: std::future::Future>(
+    ms: u64,
+    waiting: Option<tokio::sync::watch::Receiver<bool>>,
+    fut: F,
+) -> Option<F::Output> {
+    let Some(mut waiting) = waiting else {
+        return tokio::time::timeout(Duration::from_millis(ms), fut)
+            .await
+            .ok();
+    };
+    tokio::pin!(fut);
+    let mut left = Duration::from_millis(ms);
+    loop {
+        if *waiting.borrow_and_update() {
+            tokio::select! {
+                // Cancel-safe: the future is pinned across iterations and polled to the end.
+                out = &mut fut => return Some(out),
+                // Cancel-safe: `changed` only marks the value seen; the loop reads it again.
+                changed = waiting.changed() => {
+                    if changed.is_err() {
+                        return tokio::time::timeout(left, fut).await.ok();
+                    }
+                }
+            }
+            continue;
+        }
+        let start = tokio::time::Instant::now();
+        tokio::select! {
+            // Cancel-safe: the future is pinned across iterations and polled to the end.
+            out = &mut fut => return Some(out),
+            // Cancel-safe: a fresh sleep of what is left each round.
+            () = tokio::time::sleep(left) => return None,
+            // Cancel-safe: `changed` only marks the value seen; the loop reads it again.
+            changed = waiting.changed() => {
+                left = left.saturating_sub(start.elapsed());
+                if changed.is_err() {
+                    return tokio::time::timeout(left, fut).await.ok();
+                }
+            }
+        }
+    }
+}
+
 /// SPEC 5.1 `connect`: bounded by the config's timeout; connected already → at once; a connect
 /// in progress is shared.
 pub(super) async fn connect(inner: &Arc<Inner>) -> Result<InitializeResult, Error> {
@@ -398,15 +479,19 @@ pub(super) async fn connect(inner: &Arc<Inner>) -> Result<InitializeResult, Erro
     };
     inner.set_status(Status::Connecting, None);
     let ms = inner.config().timeout_ms();
-    let outcome = tokio::time::timeout(
-        Duration::from_millis(ms),
-        open_session(inner, generation, epoch),
-    )
-    .await;
+    // The OAuth client exists before the clock starts, so that its user's time is not counted.
+    let waiting = match inner.config() {
+        ServerConfig::Http(c) => oauth_client(inner, &c)
+            .ok()
+            .flatten()
+            .map(|o| o.waiting_for_user()),
+        _ => None,
+    };
+    let outcome = unless_late(ms, waiting, open_session(inner, generation, epoch)).await;
     let result = match outcome {
-        Ok(Ok((conn, init, raw))) => return adopt(inner, epoch, conn, init, raw).await,
-        Ok(Err(e)) => Err(e),
-        Err(_) => {
+        Some(Ok((conn, init, raw))) => return adopt(inner, epoch, conn, init, raw).await,
+        Some(Err(e)) => Err(e),
+        None => {
             // Whether the transport was still starting or already talking: it is closed before
             // the caller hears of the failure, so nothing outlives the attempt.
             let attempt = lock(&inner.state).attempt.take();

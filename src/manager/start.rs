@@ -133,10 +133,17 @@ impl Manager {
             if stood_in {
                 deferred.push(name.clone());
             } else {
-                waiting.push(rx.clone());
+                let user = lock(&inner.servers)
+                    .iter()
+                    .find(|s| &s.name == name)
+                    .and_then(|s| s.client.waiting_for_user());
+                waiting.push(settled_unless_user(rx.clone(), user));
             }
         }
-        futures::future::join_all(waiting.into_iter().map(settled)).await;
+        // A server whose OAuth authorization waits for its user is not awaited (SPEC 10.3): it
+        // is in no list of the report (its status stays `connecting`); it comes up, or fails
+        // to the log and the status events, when its user is done.
+        futures::future::join_all(waiting).await;
         let mut report = GateReport::default();
         for (name, rx) in starts {
             let outcome = rx.as_ref().and_then(|r| r.borrow().clone());
@@ -161,6 +168,26 @@ impl Manager {
 /// Resolves once the start behind `rx` has an outcome.
 async fn settled(mut rx: watch::Receiver<Outcome>) {
     let _ = rx.wait_for(Option::is_some).await;
+}
+
+/// [`settled`], or sooner, once the server's OAuth authorizer waits for its user.
+async fn settled_unless_user(rx: watch::Receiver<Outcome>, user: Option<watch::Receiver<bool>>) {
+    let Some(mut user) = user else {
+        return settled(rx).await;
+    };
+    let done = settled(rx);
+    tokio::pin!(done);
+    tokio::select! {
+        // Cancel-safe: pinned, and awaited again below when the other branch needs it.
+        () = &mut done => {}
+        // Cancel-safe: a watch read; nothing is lost when dropped.
+        gone = async { user.wait_for(|w| *w).await.is_err() } => {
+            // The OAuth client is gone: only the outcome is left to wait for.
+            if gone {
+                done.await;
+            }
+        }
+    }
 }
 
 /// Registers server `name` as starting and runs its start in the background.

@@ -3,10 +3,11 @@
 //! a deadline and a bounded body, form and JSON bodies encoded as JavaScript encodes them) and
 //! the HTTP client of [`crate::net`] — and the reference's own behaviour built on them:
 //! [`discovery`] (SPEC 8.6 `discoverOAuthEndpoints`) and [`flow`] (SPEC 8.7 `MCPOAuthFlow`).
-//! A later, spec-complete client (SPEC section 10) shares the pieces, not the two flows: their
-//! requests differ.
+//! The spec-complete OAuth client of SPEC section 10, [`client`], shares the pieces, not the two
+//! flows: their requests differ.
 
 pub mod callback;
+pub mod client;
 pub mod discovery;
 pub mod flow;
 pub mod pkce;

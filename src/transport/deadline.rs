@@ -45,6 +45,13 @@ impl Deadline {
         self.at
     }
 
+    /// Moves it (and the start its cap counts from) `by` later: time that does not count, such
+    /// as an authorization step waiting for its user (SPEC 10.3).
+    pub fn postpone(&mut self, by: Duration) {
+        self.started += by;
+        self.at += by;
+    }
+
     /// Whether progress may move it.
     pub fn moves_on_progress(&self) -> bool {
         self.reset.is_some()

@@ -143,19 +143,57 @@ pub trait SessionHook: Send + Sync + 'static {
     fn reinitialize(&self) -> BoxFuture<'static, Result<(), Error>>;
 }
 
-/// What the HTTP transport asks when an answer is 401 (or 403 `insufficient_scope`): an
-/// authorization step (SPEC 10), after which the request is sent once more with the new
-/// `Authorization` header. Implemented by the OAuth client.
+/// Retries after refusals one HTTP request may get through its [`AuthHook`] (401 → authorize,
+/// then up to two `403 insufficient_scope` step-ups, with room for a retry after another
+/// request authorized meanwhile): 4. The hook applies the real limits (SPEC 10.1 steps 8–9);
+/// this one only guarantees that no hook can make a request loop.
+pub const MAX_AUTH_RETRIES: u32 = 4;
+
+/// What the HTTP transport asks of an authorization provider (SPEC 10): the `Authorization`
+/// value of each request (refreshed when near expiry), and what to do when an answer is 401 (or
+/// 403 `insufficient_scope`): authorize, after which the request is sent again. Implemented by
+/// the OAuth client ([`crate::oauth::client::OAuthClient`]).
 pub trait AuthHook: Send + Sync + 'static {
-    /// The `Authorization` header value to send now, if any.
-    fn authorization(&self) -> Option<String>;
-    /// The server refused with `status` and this `WWW-Authenticate` value: authorize (or
-    /// refresh). `Ok(true)` retries the request once; `Ok(false)` reports the refusal as it is.
-    fn challenge(
-        &self,
-        status: u16,
-        www_authenticate: Option<String>,
-    ) -> BoxFuture<'static, Result<bool, Error>>;
+    /// The `Authorization` header value to send now, if any. May refresh a token first; an
+    /// error fails the request.
+    fn authorization(&self) -> BoxFuture<'static, Result<Option<String>, Error>>;
+    /// The server refused a request: authorize (or refresh). `Ok(true)` sends the request again
+    /// (with a fresh [`AuthHook::authorization`]); `Ok(false)` reports the refusal as it is.
+    fn challenge(&self, refusal: AuthRefusal) -> BoxFuture<'static, Result<bool, Error>>;
+}
+
+/// A refusal the HTTP transport reports to its [`AuthHook`]. `Debug` hides the authorization
+/// that was sent.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AuthRefusal {
+    /// 401, or 403.
+    pub status: u16,
+    /// The `WWW-Authenticate` values, joined with `, ` when there were several.
+    pub www_authenticate: Option<String>,
+    /// The negotiated `MCP-Protocol-Version`, if any (discovery requests send it).
+    pub protocol_version: Option<String>,
+    /// The `Authorization` value the refused request carried.
+    pub sent_authorization: Option<String>,
+    /// Earlier refusals of the same request that were retried (0 for the first).
+    pub retries: u32,
+    /// How many of those were 403s (step-ups).
+    pub step_ups: u32,
+}
+
+impl std::fmt::Debug for AuthRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthRefusal")
+            .field("status", &self.status)
+            .field("www_authenticate", &self.www_authenticate)
+            .field("protocol_version", &self.protocol_version)
+            .field(
+                "sent_authorization",
+                &self.sent_authorization.as_ref().map(|_| "<redacted>"),
+            )
+            .field("retries", &self.retries)
+            .field("step_ups", &self.step_ups)
+            .finish()
+    }
 }
 
 /// Which protocol era an HTTP exchange follows (SPEC 9): the legacy era keeps a session, resumes

@@ -30,6 +30,26 @@ pub(super) struct Plan {
 pub(crate) struct ExchangeDeadline {
     deadline: Mutex<Deadline>,
     moved: Notify,
+    /// Pauses in effect (their count) and since when: an authorization step does not count
+    /// against the request's deadline; it has its own bounds (SPEC 10.3).
+    paused: Mutex<(u32, Instant)>,
+}
+
+/// A pause of an [`ExchangeDeadline`]; when the last one ends, the deadline moves by the time
+/// paused.
+pub(crate) struct Paused<'a>(&'a ExchangeDeadline);
+
+impl Drop for Paused<'_> {
+    fn drop(&mut self) {
+        let mut paused = lock(&self.0.paused);
+        paused.0 = paused.0.saturating_sub(1);
+        if paused.0 == 0 {
+            let by = paused.1.elapsed();
+            drop(paused);
+            lock(&self.0.deadline).postpone(by);
+            self.0.moved.notify_waiters();
+        }
+    }
 }
 
 impl ExchangeDeadline {
@@ -37,7 +57,24 @@ impl ExchangeDeadline {
         Arc::new(ExchangeDeadline {
             deadline: Mutex::new(Deadline::new(Instant::now(), timeout_ms, progress)),
             moved: Notify::new(),
+            paused: Mutex::new((0, Instant::now())),
         })
+    }
+
+    /// Stops the clock until the returned guard is dropped.
+    pub(super) fn pause(&self) -> Paused<'_> {
+        let mut paused = lock(&self.paused);
+        if paused.0 == 0 {
+            paused.1 = Instant::now();
+        }
+        paused.0 += 1;
+        drop(paused);
+        self.moved.notify_waiters();
+        Paused(self)
+    }
+
+    fn is_paused(&self) -> bool {
+        lock(&self.paused).0 > 0
     }
 
     /// A progress notification arrived: restart the deadline, when the request asked for it.
@@ -56,14 +93,19 @@ impl ExchangeDeadline {
     pub(super) async fn run<F: Future>(&self, fut: F) -> Option<F::Output> {
         tokio::pin!(fut);
         loop {
-            let at = lock(&self.deadline).at();
+            // Paused: only a wake-up (the pause's end) can end the wait.
+            let at = if self.is_paused() {
+                Instant::now() + std::time::Duration::from_secs(86_400)
+            } else {
+                lock(&self.deadline).at()
+            };
             tokio::select! {
                 biased;
                 // Cancel-safe: the future is pinned across iterations and polled to the end.
                 out = &mut fut => return Some(out),
                 // Cancel-safe: a progress notification may have moved the deadline; check again.
                 () = tokio::time::sleep_until(at) => {
-                    if lock(&self.deadline).at() <= Instant::now() {
+                    if !self.is_paused() && lock(&self.deadline).at() <= Instant::now() {
                         return None;
                     }
                 }
@@ -121,7 +163,10 @@ impl Inner {
         let may_fall_back = plan.opens_session
             && self.config.legacy_fallback
             && !self.posted.load(Ordering::Acquire);
-        let resp = match deadline.run(self.post(frame.clone(), &plan.headers)).await {
+        let resp = match deadline
+            .run(self.post(frame.clone(), &plan.headers, Some(deadline)))
+            .await
+        {
             Some(Err(Error::Http {
                 status: 400 | 404 | 405,
                 ..

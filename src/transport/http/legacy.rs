@@ -54,7 +54,7 @@ impl Inner {
         let mut resp = self
             .client()
             .get(base.clone())
-            .headers(self.get_headers(None)?)
+            .headers(self.get_headers(None).await?)
             .send()
             .await
             .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?;
@@ -178,7 +178,7 @@ impl Inner {
         };
         let outcome = deadline
             .run(async {
-                let resp = self.post(frame, &plan.headers).await?;
+                let resp = self.post(frame, &plan.headers, Some(deadline)).await?;
                 let _ = resp.bytes().await;
                 rx.await.unwrap_or_else(|_| Err(Error::closed()))
             })

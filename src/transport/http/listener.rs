@@ -21,7 +21,7 @@ impl Inner {
         let mut last_id: Option<String> = None;
         let mut retry: Option<u64> = None;
         while self.open.load(Ordering::Acquire) {
-            let Ok(headers) = self.get_headers(last_id.as_deref()) else {
+            let Ok(headers) = self.get_headers(last_id.as_deref()).await else {
                 return;
             };
             let mut got_event = false;

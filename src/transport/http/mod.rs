@@ -474,11 +474,12 @@ impl Inner {
                 if let Ok(v) = HeaderValue::from_str(&session) {
                     headers.insert("mcp-session-id", v);
                 }
-                let req = inner
-                    .client()
-                    .delete(&inner.config.url)
-                    .headers(headers)
-                    .send();
+                // The bearer token too (SPEC 10.1: every request to the endpoint carries it).
+                let req = async {
+                    let _ = inner.add_authorization(&mut headers).await;
+                    let delete = inner.client().delete(&inner.config.url).headers(headers);
+                    delete.send().await
+                };
                 let _ = tokio::time::timeout(
                     Duration::from_millis(inner.config.timeout_ms.min(super::MAX_TIMEOUT_MS)),
                     req,

@@ -1,10 +1,10 @@
 //! One POST: its headers (SPEC 3.3 order: defaults, the config's, the session, the protocol
 //! version, the request's own, the authorization), the session it carries back, its status, and
-//! an authorization step and one retry on 401/403 when an [`AuthHook`](super::AuthHook) is set.
+//! — when an [`AuthHook`](super::AuthHook) is set — an authorization step and a retry after
+//! each 401/403 the hook takes on (at most [`MAX_AUTH_RETRIES`] per request).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -14,7 +14,7 @@ use super::{Inner, lock};
 use crate::error::Error;
 use crate::jsonrpc;
 use crate::runtime;
-use crate::transport::{Era, MAX_TIMEOUT_MS, Outcome};
+use crate::transport::{AuthRefusal, Era, MAX_AUTH_RETRIES, MAX_TIMEOUT_MS, Outcome};
 
 /// The configured headers as a map; a value with CR or LF (or otherwise invalid) is an error
 /// that names the header, never its value.
@@ -109,7 +109,7 @@ fn wants_authorization(status: u16, www_authenticate: Option<&str>) -> bool {
 impl Inner {
     /// The headers of a POST (SPEC 3.3): defaults, the config's, then the session (legacy era)
     /// and the protocol version, then `extra` (the request's own), then the authorization.
-    fn post_headers(&self, extra: &[(String, String)]) -> Result<HeaderMap, Error> {
+    async fn post_headers(&self, extra: &[(String, String)]) -> Result<HeaderMap, Error> {
         let mut headers = HeaderMap::new();
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         headers.insert(
@@ -138,18 +138,20 @@ impl Inner {
             })?;
             headers.insert(n, v);
         }
-        self.add_authorization(&mut headers);
+        self.add_authorization(&mut headers).await?;
         Ok(headers)
     }
 
     /// The [`AuthHook`](super::AuthHook)'s `Authorization`, when one is set and has a token.
-    pub(super) fn add_authorization(&self, headers: &mut HeaderMap) {
+    pub(super) async fn add_authorization(&self, headers: &mut HeaderMap) -> Result<(), Error> {
         let hook = lock(&self.auth_hook).clone();
-        if let Some(value) = hook.and_then(|h| h.authorization())
+        if let Some(hook) = hook
+            && let Some(value) = hook.authorization().await?
             && let Ok(v) = HeaderValue::from_str(&value)
         {
             headers.insert("authorization", v);
         }
+        Ok(())
     }
 
     /// Takes the session id from any response; only visible ASCII is accepted; none in the
@@ -168,18 +170,27 @@ impl Inner {
     }
 
     /// POSTs `frame`; returns the response after the status checks (non-2xx → error). With an
-    /// auth hook, a 401 (or 403 `insufficient_scope`) becomes an authorization step and one retry.
+    /// auth hook, a 401 (or 403 `insufficient_scope`) becomes an authorization step and a retry,
+    /// as long as the hook asks for one (and at most [`MAX_AUTH_RETRIES`] times).
+    ///
+    /// The authorization step does not count against `deadline` (the exchange's): it has its own
+    /// bounds (each OAuth request, the authorizer's time).
     pub(super) async fn post(
         &self,
         frame: Bytes,
         extra: &[(String, String)],
+        deadline: Option<&super::exchange::ExchangeDeadline>,
     ) -> Result<reqwest::Response, Error> {
-        let mut authorized = false;
+        let (mut retries, mut step_ups) = (0u32, 0u32);
         loop {
-            let mut headers = self.post_headers(extra)?;
+            let mut headers = self.post_headers(extra).await?;
             if frame.len() > CLOSE_AFTER_BODY_BYTES && !headers.contains_key("connection") {
                 headers.insert("connection", HeaderValue::from_static("close"));
             }
+            let sent_authorization = headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             let had_session = headers.contains_key("mcp-session-id");
             let url = match lock(&self.legacy).as_ref() {
                 Some(legacy) => legacy.endpoint.clone(),
@@ -201,19 +212,33 @@ impl Inner {
                 return Ok(resp);
             }
             let headers = resp.headers().clone();
-            let challenge = headers
-                .get("www-authenticate")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
+            let challenges: Vec<&str> = headers
+                .get_all("www-authenticate")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect();
+            let challenge = (!challenges.is_empty()).then(|| challenges.join(", "));
             let hook = lock(&self.auth_hook).clone();
             if let Some(hook) = hook
-                && !authorized
+                && retries < MAX_AUTH_RETRIES
                 && wants_authorization(status, challenge.as_deref())
             {
                 // Read (and drop) the body so the connection can be reused, then authorize.
                 let _ = resp.bytes().await;
-                authorized = true;
-                if hook.challenge(status, challenge).await? {
+                let refusal = AuthRefusal {
+                    status,
+                    www_authenticate: challenge,
+                    protocol_version: lock(&self.protocol_version).clone(),
+                    sent_authorization,
+                    retries,
+                    step_ups,
+                };
+                let paused = deadline.map(|d| d.pause());
+                let retry = hook.challenge(refusal).await;
+                drop(paused);
+                if retry? {
+                    retries += 1;
+                    step_ups += u32::from(status == 403);
                     continue;
                 }
                 return Err(http_error(status, "", &headers, false));
@@ -236,14 +261,15 @@ impl Inner {
         timeout_ms: u64,
     ) -> Result<(), Error> {
         let ms = timeout_ms.min(MAX_TIMEOUT_MS);
+        let deadline = super::exchange::ExchangeDeadline::new(ms, None);
         let exchange = async {
-            let resp = self.post(Bytes::from(frame), &[]).await?;
+            let resp = self.post(Bytes::from(frame), &[], Some(&deadline)).await?;
             let _ = resp.bytes().await;
             Ok(())
         };
-        match tokio::time::timeout(Duration::from_millis(ms), exchange).await {
-            Ok(r) => r,
-            Err(_) => Err(Error::NotifyTimeout { ms }),
+        match deadline.run(exchange).await {
+            Some(r) => r,
+            None => Err(Error::NotifyTimeout { ms }),
         }
     }
 
@@ -283,7 +309,10 @@ impl Inner {
 
     /// Headers of a GET for an event stream: the configured ones, `Accept: text/event-stream`,
     /// the session, the protocol version, the authorization and, when resuming, `Last-Event-ID`.
-    pub(super) fn get_headers(&self, last_event_id: Option<&str>) -> Result<HeaderMap, Error> {
+    pub(super) async fn get_headers(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Result<HeaderMap, Error> {
         let mut headers = self.headers.clone()?;
         headers.insert("accept", HeaderValue::from_static("text/event-stream"));
         let session = lock(&self.session).clone();
@@ -297,7 +326,7 @@ impl Inner {
                 headers.insert(name, v);
             }
         }
-        self.add_authorization(&mut headers);
+        self.add_authorization(&mut headers).await?;
         Ok(headers)
     }
 }

@@ -75,7 +75,7 @@ impl Inner {
                 let get = self
                     .client()
                     .get(&self.config.url)
-                    .headers(self.get_headers(Some(&last_id))?)
+                    .headers(self.get_headers(Some(&last_id)).await?)
                     .send()
                     .await;
                 if let Ok(r) = get
