@@ -164,7 +164,7 @@ impl NativeManager {
         host: Function<'_, (String, String), Promise<String>>,
     ) -> Result<Self> {
         guard(&env, || {
-            let client = super::client::client_options(&options_json)
+            let client = super::client_options::client_options(&options_json)
                 .map_err(|e| Error::from_reason(e.to_string()))?;
             let batch = BatchSink::new(on_events)?;
             let call = super::host::host_callback(host)?;

@@ -6,6 +6,7 @@
 
 mod cache;
 mod client;
+mod client_options;
 pub mod config;
 mod convert;
 mod errors;

@@ -15,6 +15,7 @@
 //! messages; `session.rs` opening a connection and the handshake; `sink.rs` what the client does
 //! with transport events; `reconnect.rs` the reconnect loop and session re-initialization.
 
+mod conn;
 pub mod headers;
 pub mod json_config;
 pub mod model;
@@ -30,11 +31,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
+pub use conn::{Conn, ConnKind};
 pub use options::{
     ClientOptions, DEFAULT_PROTOCOL_VERSION, DEFAULT_TIMEOUT_MS, Handler, HandlerError, MAX_PAGES,
     ReconnectPolicy, RequestHandler, SUPPORTED_PROTOCOL_VERSIONS, ServerConfig, TransportFactory,
 };
-pub use session::{Conn, ConnKind};
 
 use crate::error::Error;
 use crate::transport::{

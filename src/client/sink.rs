@@ -6,8 +6,8 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use serde_json::Value;
 
+use super::conn::Life;
 use super::options::{Handler, HandlerError};
-use super::session::Life;
 use super::{ClientSink, Inner, Status, lock, reconnect};
 use crate::runtime;
 use crate::transport::{Event, EventSink, Transport};
