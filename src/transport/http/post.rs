@@ -60,11 +60,14 @@ pub(super) fn http_error(
 }
 
 /// POST bodies larger than this ask for `Connection: close`. A server may answer before it has
-/// read such a body (a 404 for an unknown session, a 413); hyper then never hands that
-/// connection back to the pool nor closes it, so neither `close()` nor dropping the client ends
-/// it and the socket stays open until the server's keep-alive timeout (the fault suite's
-/// fd-leak cases; robustness test "answers before reading a large body"). Such bodies are
-/// rare (large tool arguments) and cost far more than a new connection to send.
+/// read such a body (a 404 for an unknown session, a 413); hyper then neither hands that
+/// connection back to the pool nor closes it — not even when the client has no pool — so neither
+/// `close()` nor dropping the client ended it, and the socket stayed until the server's
+/// keep-alive timeout (the fault suite's fd-leak cases; robustness test "answers before reading a
+/// large body"). With `Connection: close` the server ends the connection after its answer. The
+/// price: a server that closes while the body is still being sent can make the client report the
+/// broken write (`fetch failed: error sending request …`) instead of the answer it had sent. Such
+/// bodies are rare (large tool arguments) and cost far more than a new connection to send.
 pub(super) const CLOSE_AFTER_BODY_BYTES: usize = 64 * 1024;
 
 /// An error with its sources, for messages that say why (`connection refused`, ...). The URL is
