@@ -141,7 +141,9 @@ export function installHooks() {
     const connect = proto.connect
     proto.connect = function (...a) {
       const r = rec(this, kind)
-      const was = kind === 'client' ? this.state === 'connected' : this.connected
+      // A connect() while the client reconnects joins that attempt: the same cycle, whose one
+      // onClose comes when it is closed for good (not a cycle of its own).
+      const was = kind === 'client' ? this.state === 'connected' || this.state === 'reconnecting' : this.connected
       if (!was && r.inflight === 0) r.groups++
       if (!was) r.inflight++
       const p = connect.apply(this, a)
