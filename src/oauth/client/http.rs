@@ -57,6 +57,28 @@ impl OAuthHttp {
             .await
             .map_err(|e| AuthError::Discovery(format!("GET {url}: {}", describe(&e))))
     }
+
+    /// A metadata document at one of several candidate URLs: `None` on a 4xx (try the next
+    /// candidate), an error on any other failure, else the document's JSON object.
+    pub(crate) async fn get_document(
+        &self,
+        url: &str,
+        protocol_version: Option<&str>,
+    ) -> Result<Option<serde_json::Map<String, serde_json::Value>>, AuthError> {
+        let reply = self.get_metadata(url, protocol_version).await?;
+        if (400..500).contains(&reply.status) {
+            return Ok(None);
+        }
+        if !reply.ok() {
+            return Err(AuthError::Discovery(format!(
+                "GET {url}: HTTP {}",
+                reply.status
+            )));
+        }
+        json_object(&reply)
+            .map(Some)
+            .map_err(|e| AuthError::Discovery(format!("{url}: {e}")))
+    }
 }
 
 /// A request failure as text (no URL, no body).

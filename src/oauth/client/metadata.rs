@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::AuthError;
-use super::http::{OAuthHttp, json_object, string, string_list};
+use super::http::{OAuthHttp, string, string_list};
 use crate::oauth::pkce::Pkce;
 
 /// What the client uses of an authorization server's metadata. Strings are kept as received.
@@ -74,18 +74,9 @@ pub(crate) async fn discover(
     protocol_version: Option<&str>,
 ) -> Result<Option<AsMetadata>, AuthError> {
     for url in candidates(identifier)? {
-        let reply = http.get_metadata(&url, protocol_version).await?;
-        if (400..500).contains(&reply.status) {
-            continue;
+        if let Some(map) = http.get_document(&url, protocol_version).await? {
+            return validate(&map, identifier, &url).map(Some);
         }
-        if !reply.ok() {
-            return Err(AuthError::Discovery(format!(
-                "GET {url}: HTTP {}",
-                reply.status
-            )));
-        }
-        let map = json_object(&reply).map_err(|e| AuthError::Discovery(format!("{url}: {e}")))?;
-        return validate(&map, identifier, &url).map(Some);
     }
     Ok(None)
 }

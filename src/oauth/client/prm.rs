@@ -59,18 +59,9 @@ pub(crate) async fn discover(
     }
     candidates.push((format!("{origin}{WELL_KNOWN_PRM}"), origin.as_str()));
     for (url, described) in &candidates {
-        let reply = http.get_metadata(url, protocol_version).await?;
-        if (400..500).contains(&reply.status) {
-            continue;
+        if let Some(map) = http.get_document(url, protocol_version).await? {
+            return validate(map, url, described, server_url).map(Some);
         }
-        if !reply.ok() {
-            return Err(AuthError::Discovery(format!(
-                "GET {url}: HTTP {}",
-                reply.status
-            )));
-        }
-        let map = json_object(&reply).map_err(|e| AuthError::Discovery(format!("{url}: {e}")))?;
-        return validate(map, url, described, server_url).map(Some);
     }
     Ok(None)
 }
