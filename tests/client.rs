@@ -2,7 +2,10 @@
 //! loopback HTTP server), and — where timing is the point — against an in-memory transport on
 //! tokio's paused clock. Every wait has a deadline.
 
-use std::process::{Child, Command, Stdio};
+mod common;
+use common::processes_with;
+
+use std::process::Child;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +13,6 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use mcp_native::client::{Client, ClientOptions, ReconnectPolicy, ServerConfig, Status};
 use mcp_native::error::Error;
-use mcp_native::runtime::group_alive;
 use mcp_native::transport::{Event, EventSink, OutgoingRequest, Transport};
 use serde_json::{Value, json};
 
@@ -425,35 +427,6 @@ async fn requests_wait_out_a_reconnect_bounded_by_their_timeout() {
 // --- helpers ------------------------------------------------------------------------------------
 
 fn start_http_fixture() -> (Child, String) {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new("node")
-        .arg(HTTP_FIXTURE)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node starts the HTTP fixture");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port: Value = serde_json::from_str(&line).unwrap();
-    (child, format!("http://127.0.0.1:{}", port["port"]))
-}
-
-/// Live processes whose command line holds `text`.
-fn processes_with(text: &str) -> Vec<i32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline).contains(text) && group_alive(pid) {
-            found.push(pid);
-        }
-    }
-    found
+    let (child, port) = common::spawn_with_port(&[HTTP_FIXTURE]);
+    (child, format!("http://127.0.0.1:{port}"))
 }

@@ -10,6 +10,9 @@
 //! set the config from the JSON, before the client reads it to open the connection). The JSON
 //! config names a command that does not exist: a missed swap fails with `spawn … ENOENT`.
 
+mod common;
+use common::processes_with;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -25,7 +28,6 @@ use mcp_native::manager::{
     GateReport, LIST_CHANGED_DEBOUNCE, LogLevel, Manager, ManagerEvent, ManagerHost,
     ManagerOptions, STARTUP_GATE, ServerStatus, StartReport,
 };
-use mcp_native::runtime::group_alive;
 use mcp_native::transport::{Event, EventSink, Outcome, OutgoingRequest, Reply, Transport};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -86,23 +88,6 @@ async fn within<T>(f: impl Future<Output = T>) -> T {
 async fn pid_of(client: &Client) -> u64 {
     let answer: Value = within(client.request("pid", &json!({}))).await.unwrap();
     answer["pid"].as_u64().unwrap()
-}
-
-/// Live processes whose command line holds `text`.
-fn processes_with(text: &str) -> Vec<i32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        if String::from_utf8_lossy(&cmdline).contains(text) && group_alive(pid) {
-            found.push(pid);
-        }
-    }
-    found
 }
 
 // --- the recording host ---------------------------------------------------------------------

@@ -3,7 +3,9 @@
 //! `_meta` and headers, tools with invalid annotations left out, `input_required` rounds answered
 //! by a Rust handler — and a modern-first client against a legacy server. Every wait is bounded.
 
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::Child;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,21 +37,7 @@ impl Drop for Server {
 }
 
 fn start_http() -> (Server, String) {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new("node")
-        .args([MODERN, "--http"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node starts the modern fixture");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = serde_json::from_str::<Value>(&line).unwrap()["port"]
-        .as_u64()
-        .unwrap();
+    let (child, port) = common::spawn_with_port(&[MODERN, "--http"]);
     (Server(child), format!("http://127.0.0.1:{port}/mcp"))
 }
 

@@ -5,7 +5,9 @@
 //! after a 401), a revoked refresh token, step-up, `iss`/`state` mismatches, and no secret in any
 //! error. Every secret the fixture issues contains `SENTINEL`. Every wait is bounded.
 
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -44,21 +46,7 @@ impl Drop for Server {
 
 impl Server {
     fn start() -> Server {
-        use std::io::{BufRead, BufReader};
-        let mut child = Command::new("node")
-            .arg(FIXTURE)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node starts the OAuth fixture");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = serde_json::from_str::<Value>(&line).unwrap()["port"]
-            .as_u64()
-            .unwrap();
+        let (child, port) = common::spawn_with_port(&[FIXTURE]);
         Server {
             child,
             base: format!("http://127.0.0.1:{port}"),
