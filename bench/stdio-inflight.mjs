@@ -11,24 +11,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createStdioTransport } from 'mcp-native'
-import { performance } from 'node:perf_hooks'
-
-async function sequentialRate(call, n) {
-  const t0 = performance.now()
-  for (let i = 0; i < n; i++) await call(i)
-  return n / ((performance.now() - t0) / 1000)
-}
-
-async function inFlightRate(call, total, inFlight) {
-  let next = 0
-  const t0 = performance.now()
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < total) await call(next++)
-    }),
-  )
-  return total / ((performance.now() - t0) / 1000)
-}
+import { inFlightRate, sequentialRate } from './rates.mjs'
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', '__test__', 'fixture', 'server.mjs')
 const K = Number(process.argv[3] ?? 64)

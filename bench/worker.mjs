@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 
 import { callTool, connectToServer, disconnectServer, listTools } from 'mcp-native'
 import { startHttpFloor, startStdioFloor } from './floor.mjs'
+import { inFlightRate, sequentialRate } from './rates.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -97,25 +98,6 @@ const httpClients = (url) => ({
 
 // ---------------------------------------------------------------------------------------------
 // Measuring tools.
-
-/** Calls per second of `n` calls made one after another. */
-async function sequentialRate(call, n) {
-  const t0 = performance.now()
-  for (let i = 0; i < n; i++) await call(i)
-  return n / ((performance.now() - t0) / 1000)
-}
-
-/** Calls per second of `total` calls kept `inFlight` at a time. */
-async function inFlightRate(call, total, inFlight) {
-  let next = 0
-  const t0 = performance.now()
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < total) await call(next++)
-    }),
-  )
-  return total / ((performance.now() - t0) / 1000)
-}
 
 /** An echo call that checks its answer (every client pays the same check). */
 const echo = (c, tool, i) =>
