@@ -614,48 +614,46 @@ class NativeTransport {
 
   /** @param {NativeEvent} ev one event (a manager hands its servers' events over one by one) */
   _onEvent(ev) {
-    {
-      switch (ev[0]) {
-        case 0: {
-          const entry = this._settle(ev[1])
-          if (entry) entry.resolve(ev[2])
-          break
-        }
-        case 1: {
-          const entry = this._settle(ev[1])
-          if (entry) entry.reject(makeError(ev[2]))
-          break
-        }
-        case 2:
-          if (ev[1] === 'notifications/progress' && ev[2]) {
-            const entry = this._pending.get(ev[2].progressToken)
-            if (entry?.onProgress) {
-              const { progress, total, message } = ev[2]
-              /** @type {ProgressInfo} */
-              const info = { progress }
-              if (total !== undefined) info.total = total
-              if (message !== undefined) info.message = message
-              this._call(entry.onProgress, info)
-            }
-          }
-          this._call(this.onNotification, ev[1], ev[2])
-          break
-        case 3:
-          this._answer(ev[1], ev[2], ev[3])
-          break
-        case 4:
-          this._call(this._onStderr, ev[1])
-          break
-        case 5:
-          if (this._connected) this._call(this.onError, makeError(ev[1]))
-          break
-        case 6:
-          this._onClosed(ev[1])
-          break
-        default:
-          // A client's own events (kinds 7+, binding/sink.rs), when this is its face.
-          this._client?._onClientEvent(ev)
+    switch (ev[0]) {
+      case 0: {
+        const entry = this._settle(ev[1])
+        if (entry) entry.resolve(ev[2])
+        break
       }
+      case 1: {
+        const entry = this._settle(ev[1])
+        if (entry) entry.reject(makeError(ev[2]))
+        break
+      }
+      case 2:
+        if (ev[1] === 'notifications/progress' && ev[2]) {
+          const entry = this._pending.get(ev[2].progressToken)
+          if (entry?.onProgress) {
+            const { progress, total, message } = ev[2]
+            /** @type {ProgressInfo} */
+            const info = { progress }
+            if (total !== undefined) info.total = total
+            if (message !== undefined) info.message = message
+            this._call(entry.onProgress, info)
+          }
+        }
+        this._call(this.onNotification, ev[1], ev[2])
+        break
+      case 3:
+        this._answer(ev[1], ev[2], ev[3])
+        break
+      case 4:
+        this._call(this._onStderr, ev[1])
+        break
+      case 5:
+        if (this._connected) this._call(this.onError, makeError(ev[1]))
+        break
+      case 6:
+        this._onClosed(ev[1])
+        break
+      default:
+        // A client's own events (kinds 7+, binding/sink.rs), when this is its face.
+        this._client?._onClientEvent(ev)
     }
   }
 

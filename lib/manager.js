@@ -54,10 +54,6 @@ const { makeError, nativeConfig, safeString, swallow } = require('./core.js')
  * }} StartEntry
  */
 
-/** How long `connectServers` waits before answering with cached tools for slow servers. */
-const STARTUP_GATE_MS = 250
-/** `tools/list_changed` notifications of one server within this window cause one refresh. */
-const LIST_CHANGED_DEBOUNCE_MS = 300
 /** A `!command` config value is killed after this long (SPEC 6.3). */
 const COMMAND_TIMEOUT_MS = 10000
 
@@ -80,24 +76,6 @@ function safeLogger(logger) {
       }
     }
   return { error: call('error'), warn: call('warn'), debug: call('debug') }
-}
-
-/**
- * Resolves like `promise`, or rejects with `error()` after `ms` (timer cleared either way).
- * @template T
- * @param {Promise<T>} promise
- * @param {number} ms
- * @param {() => Error} error
- * @returns {Promise<T>}
- */
-function within(promise, ms, error) {
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer
-  /** @type {Promise<never>} */
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(error()), ms)
-  })
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer))
 }
 
 /**
