@@ -140,6 +140,75 @@ describe('framing', () => {
   })
 })
 
+// Answers of 64 KiB and more cross to JS as the server wrote them, parsed once there
+// (binding/sink.rs, RAW_ANSWER_BYTES); everything else about them stays as for small ones.
+describe('large answers', () => {
+  const KIB = 1024
+  it('ASCII, UTF-8 (as a JS reader decodes it) and sizes around the threshold come back equal', async () => {
+    const t = await connect()
+    for (const n of [64 * KIB - 100, 64 * KIB, 64 * KIB + 1, 300 * KIB]) {
+      const text = 'a'.repeat(n)
+      expect((await t.request('echo', { text })).text).toBe(text)
+    }
+    const mixed = 'é€😀 "quoted" \\ \n\u0000 '.repeat(20 * KIB)
+    expect((await t.request('echo', { mixed, n: 1 })).mixed).toBe(mixed)
+    // Several in one read, in order, with small ones between them.
+    const all = await Promise.all(
+      [1, 2, 3].flatMap((i) => [t.request('echo', { i, pad: 'p'.repeat(100 * KIB) }), t.request('echo', { i })]),
+    )
+    expect(all.map((r) => r.i)).toEqual([1, 1, 2, 2, 3, 3])
+  })
+
+  it('an answer that is not JSON fails its request at once; the connection stays up', async () => {
+    const t = await connect()
+    const started = Date.now()
+    const { error } = await settle(t.request('bad-big', { bytes: 200 * KIB }, { timeout: 10000 }))
+    expect(error.code).toBe('MCP_PARSE_ERROR')
+    expect(error.message).toMatch(/^Invalid JSON in the answer: /)
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(t.connected).toBe(true)
+    expect(await t.request('echo', { still: 'up' })).toEqual({ still: 'up' })
+  })
+
+  it('a large JSON-RPC error is still an error', async () => {
+    const t = await connect()
+    const data = 'd'.repeat(100 * KIB)
+    const { error } = await settle(t.request('error', { code: -32001, message: 'too big to like', data }))
+    expect(error.code).toBe('MCP_RPC_ERROR')
+    expect(error.rpcCode).toBe(-32001)
+    expect(error.data).toBe(data)
+  })
+
+  it('through MCPClient (its own listTools of a long list too) and MCPManager', async () => {
+    const { MCPClient, MCPManager } = await import('mcp-native')
+    const client = new MCPClient('fx', fixture(['--tools=1500']))
+    try {
+      await client.connect()
+      expect((await client.listTools()).length).toBeGreaterThanOrEqual(1500)
+      const r = await client.callTool('big', { bytes: 2 * 1024 * KIB })
+      expect(r.content[0].text.length).toBe(2 * 1024 * KIB)
+      // The parse error (not a timeout) shows the answer took the raw route.
+      expect((await settle(client.request('bad-big', { bytes: 100 * KIB }, { timeout: 10000 }))).error.code).toBe('MCP_PARSE_ERROR')
+    } finally {
+      await client.close()
+    }
+    const m = new MCPManager(ROOT)
+    try {
+      await m.connectServers({ fx: fixture() }, {})
+      const tool = m.getTools().find((x) => x.name.endsWith('big'))
+      const out = await tool.execute('call-1', { bytes: 512 * KIB })
+      expect(JSON.stringify(out).length).toBeGreaterThan(512 * KIB)
+      const conn = m.getConnection('fx')
+      const { callTool } = await import('mcp-native')
+      expect((await callTool(conn, 'big', { bytes: 700 * KIB })).content[0].text.length).toBe(700 * KIB)
+      const bad = await settle(conn.transport.request('bad-big', { bytes: 100 * KIB }, { timeout: 10000 }))
+      expect(bad.error.code).toBe('MCP_PARSE_ERROR')
+    } finally {
+      await m.disconnectAll()
+    }
+  })
+})
+
 describe('stdin backpressure', () => {
   it('a frame that cannot be written yet waits with its deadline running; an unsent one is dropped', async () => {
     const t = await connect(['--pause-stdin-ms=600'])

@@ -214,7 +214,7 @@ function makeFace(client, config, optionsJson, managed) {
  * @param {WeakRef<MCPClient>} weak
  */
 function nativeMaker(name, optionsJson, weak) {
-  /** @param {(batch: string) => void} onEvents */
+  /** @param {(batch: import('./core.js').Batch) => void} onEvents */
   return (onEvents) =>
     new native.NativeClient(name, optionsJson, onEvents, () => {
       // The config as it is now (a reconnect may come after its owner changed it).

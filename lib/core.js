@@ -30,8 +30,30 @@ const DEFAULT_TIMEOUT = 30000
  * One event of a batch from Rust (binding/sink.rs). Results and params are the server's JSON as
  * it came: any JSON value, hence `any`.
  * @typedef {[0, number, any?] | [1, number, ErrorDescriptor] | [2, string, any?] | [3, string | number, string, any?]
- *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null]} NativeEvent
+ *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null] | [14, number, string]} NativeEvent
  */
+/**
+ * A batch of events from Rust (binding/sink.rs): its JSON text, or, when it carries large answers
+ * as they came (events `[14, id, k]`), an array of the text and those answers' texts.
+ * @typedef {string | string[]} Batch
+ */
+
+/**
+ * The events of a batch, each large answer's text in place of its index.
+ * @param {Batch} batch
+ * @returns {any[]} the events: {@link NativeEvent}s, or a manager's (binding/manager.rs)
+ */
+function readBatch(batch) {
+  if (typeof batch === 'string') return JSON.parse(batch)
+  const events = JSON.parse(batch[0])
+  for (const ev of events) {
+    // A manager wraps its servers' events: [11, tag, event].
+    const inner = ev[0] === 11 ? ev[2] : ev
+    if (inner[0] === 14) inner[2] = batch[inner[2] + 1]
+  }
+  return events
+}
+
 /**
  * A request in flight (or the HTTP listener / a notification exchange, which use the same
  * slots). Methods, not function properties: a `Promise<T>`'s resolve is stored as is.
@@ -288,10 +310,10 @@ function attachReader(transport, fd, generation) {
 // (so an unreferenced transport can be collected, which kills its server) and a strong one while
 // something is pending (so pending promises always settle).
 /**
- * @template {{ _onEvents(batch: string): void }} T
+ * @template {{ _onEvents(batch: Batch): void }} T
  * @param {WeakRef<T>} weak
  * @param {{ strong: T | null }} holder
- * @returns {(batch: string) => void}
+ * @returns {(batch: Batch) => void}
  */
 function makeEventHandler(weak, holder) {
   return (batch) => {
@@ -604,12 +626,10 @@ class NativeTransport {
     callGuarded(this, fn, ...args)
   }
 
-  /** @param {string} batch a JSON array of {@link NativeEvent}s */
+  /** @param {Batch} batch a JSON array of {@link NativeEvent}s, with raw answers */
   _onEvents(batch) {
-    if (batch.length === 2) return // "[]"
-    /** @type {NativeEvent[]} */
-    const events = JSON.parse(batch)
-    for (const ev of events) this._onEvent(ev)
+    if (batch.length === 2 && typeof batch === 'string') return // "[]"
+    for (const ev of readBatch(batch)) this._onEvent(ev)
   }
 
   /** @param {NativeEvent} ev one event (a manager hands its servers' events over one by one) */
@@ -623,6 +643,21 @@ class NativeTransport {
       case 1: {
         const entry = this._settle(ev[1])
         if (entry) entry.reject(makeError(ev[2]))
+        break
+      }
+      case 14: {
+        // A large answer, as the server wrote it (binding/sink.rs): parsed here, once.
+        const entry = this._settle(ev[1])
+        if (!entry) break
+        /** @type {any} */
+        let message
+        try {
+          message = JSON.parse(ev[2])
+        } catch (err) {
+          entry.reject(makeError({ message: `Invalid JSON in the answer: ${/** @type {Error} */ (err).message}`, code: 'MCP_PARSE_ERROR' }))
+          break
+        }
+        entry.resolve(message.result)
         break
       }
       case 2:
@@ -730,7 +765,7 @@ function paramsJson(params, progressToken) {
 class StdioTransport extends NativeTransport {
   /**
    * @param {MCPStdioServerConfig} config
-   * @param {(onEvents: (batch: string) => void) => any} [makeNative] internal: a client's face
+   * @param {(onEvents: (batch: Batch) => void) => any} [makeNative] internal: a client's face
    */
   constructor(config, makeNative) {
     super(config)
@@ -791,7 +826,7 @@ class StdioTransport extends NativeTransport {
 class HttpTransport extends NativeTransport {
   /**
    * @param {MCPHttpConfig} config
-   * @param {(onEvents: (batch: string) => void) => any} [makeNative] internal: a client's face
+   * @param {(onEvents: (batch: Batch) => void) => any} [makeNative] internal: a client's face
    */
   constructor(config, makeNative) {
     super(config)
@@ -918,3 +953,4 @@ exports.nativeConfig = nativeConfig
 exports.installExitHook = installExitHook
 exports.attachReader = attachReader
 exports.JS_READER = JS_READER
+exports.readBatch = readBatch

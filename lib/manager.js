@@ -11,7 +11,7 @@ const { agentDir } = require('./agent-dir.js')
 const { loadAllMCPConfigs } = require('./config.js')
 const { MCPClient, DEFAULT_CAPABILITIES } = require('./client.js')
 const toolBridge = require('./tool-bridge.js')
-const { makeError, nativeConfig, safeString, swallow } = require('./core.js')
+const { makeError, nativeConfig, readBatch, safeString, swallow } = require('./core.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPServerConnection} MCPServerConnection */
@@ -209,7 +209,7 @@ class MCPManager {
     const weak = new WeakRef(this)
     this._native = new native.NativeManager(
       clientNativeOptions(this._clientOptions, this._oauth),
-      (/** @type {string} */ batch) => weak.deref()?._onBatch(batch),
+      (/** @type {import('./core.js').Batch} */ batch) => weak.deref()?._onBatch(batch),
       /** @param {any[]} args `(kind, payload)` */
       (...args) => {
         const [kind, payload] = args.length === 1 && Array.isArray(args[0]) ? args[0] : args
@@ -345,12 +345,10 @@ class MCPManager {
 
   /**
    * Events of the Rust manager and of its servers (binding/manager.rs).
-   * @param {string} batch
+   * @param {import('./core.js').Batch} batch
    */
   _onBatch(batch) {
-    /** @type {any[]} */
-    const events = JSON.parse(batch)
-    for (const ev of events) {
+    for (const ev of readBatch(batch)) {
       if (ev[0] === 11) {
         const face = this._faces.get(ev[1])
         if (face) {

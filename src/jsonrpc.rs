@@ -10,8 +10,10 @@ use serde_json::value::RawValue;
 // The properties the `jsonrpc` fuzz target and `tests/fuzz_corpus.rs` check.
 #[doc(hidden)]
 pub mod properties;
+mod skim;
 #[doc(hidden)]
 pub use properties::check_message;
+pub use skim::skim_answer;
 
 /// An incoming message, classified by SPEC 3.1.
 #[derive(Debug)]
@@ -192,7 +194,12 @@ pub fn is_truthy(value: &RawValue) -> bool {
 /// Our request ids are decimal strings of a per-transport counter. Returns the counter value an
 /// incoming id refers to: the exact string, or a number that equals it once stringified.
 pub fn our_id(id: &RawValue) -> Option<u64> {
-    let text = id.get().trim();
+    our_id_text(id.get())
+}
+
+/// [`our_id`] of an id's JSON text.
+fn our_id_text(text: &str) -> Option<u64> {
+    let text = text.trim();
     if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
         // `"\u0031"` is the string `1` to `JSON.parse`: escapes are decoded (rare, so only then).
         let inner: std::borrow::Cow<'_, str> = if inner.contains('\\') {

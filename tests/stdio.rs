@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use mcp_native::error::Error;
 use mcp_native::runtime::group_alive;
 use mcp_native::transport::stdio::{StdioConfig, StdioTransport};
-use mcp_native::transport::{Event, EventSink, OutgoingRequest, Transport};
+use mcp_native::transport::{
+    Event, EventSink, OutgoingRequest, RequestOptions, Transport, TransportExt,
+};
 use tokio::sync::mpsc;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixture/server.mjs");
@@ -382,4 +384,69 @@ async fn spawn_failure_names_command_and_reason() {
     .err()
     .unwrap();
     assert_eq!(err.to_string(), "spawn /nonexistent/bin ENOENT");
+}
+
+/// A sink that takes answers of 1 KiB and more unparsed.
+struct RawSink(mpsc::UnboundedSender<Event>);
+
+impl EventSink for RawSink {
+    fn emit_all(&self, events: Vec<Event>) {
+        for event in events {
+            let _ = self.0.send(event);
+        }
+    }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        Some(1024)
+    }
+}
+
+#[tokio::test]
+async fn large_answers_come_raw_to_a_sink_that_asks() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let shared =
+        Arc::new(StdioTransport::spawn(&fixture(&[]), Arc::new(RawSink(tx)), 30_000).unwrap());
+    let t = &*shared;
+    let next_answer = async |rx: &mut mpsc::UnboundedReceiver<Event>| loop {
+        if let e @ (Event::Response { .. } | Event::RawAnswer { .. } | Event::Failed { .. }) =
+            next(rx).await
+        {
+            break e;
+        }
+    };
+    // Small: parsed, as always.
+    let id = t.request("echo", Some(r#"{"a":1}"#), 30_000).unwrap();
+    assert!(matches!(next_answer(&mut rx).await, Event::Response { id: got, .. } if got == id));
+    // Large: the whole message, with its ASCII verdict.
+    let big = "é".repeat(2000);
+    let id = t
+        .request("echo", Some(&format!(r#"{{"big":"{big}"}}"#)), 30_000)
+        .unwrap();
+    match next_answer(&mut rx).await {
+        Event::RawAnswer {
+            id: got,
+            message,
+            ascii,
+        } => {
+            assert_eq!(got, id);
+            assert!(!ascii);
+            let value: serde_json::Value = serde_json::from_slice(&message).unwrap();
+            assert_eq!(value["result"]["big"], big.as_str());
+        }
+        other => panic!("expected a raw answer, got {other:?}"),
+    }
+    let id = t.request("big", Some(r#"{"bytes":5000}"#), 30_000).unwrap();
+    assert!(
+        matches!(next_answer(&mut rx).await, Event::RawAnswer { id: got, ascii: true, .. } if got == id)
+    );
+    // A large error: parsed (its members make the error).
+    let data = "d".repeat(5000);
+    let params = format!(r#"{{"code":-32001,"message":"no","data":"{data}"}}"#);
+    let id = t.request("error", Some(&params), 30_000).unwrap();
+    assert!(matches!(next_answer(&mut rx).await, Event::Failed { id: got, .. } if got == id));
+    // The transport's own callers (a reply channel) get it parsed, large or not.
+    let params = format!(r#"{{"big":"{big}"}}"#);
+    let waiting = TransportExt::request(&shared, "echo", Some(&params), RequestOptions::default());
+    let result = tokio::time::timeout(WAIT, waiting).await.unwrap().unwrap();
+    assert!(result.unwrap().get().contains(&big));
 }

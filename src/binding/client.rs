@@ -14,7 +14,7 @@ use super::convert::{as_id, millis};
 use super::errors::{descriptor_text, guard, promise};
 use super::reply_outcome;
 pub(super) use super::sink::TaggedSink;
-use super::sink::{BatchSink, batch_text};
+use super::sink::{BatchSink, Delivery, batch_of};
 use super::stdio::read_batch;
 use crate::client::{Client, ClientSink, ConnKind, Handler, ServerConfig};
 use crate::error::Error as McpError;
@@ -391,12 +391,11 @@ impl NativeClient {
     }
 
     /// Stdio with a caller-read stdout: a chunk of connection `generation`'s stdout; its events.
-    #[napi]
-    pub fn feed(&self, env: Env, generation: f64, chunk: &[u8]) -> Result<String> {
+    #[napi(ts_return_type = "string | string[]")]
+    pub fn feed(&self, env: Env, generation: f64, chunk: &[u8]) -> Result<Delivery> {
         guard(&env, || {
-            Ok(batch_text(
-                &self
-                    .conn_of(generation)
+            Ok(batch_of(
+                self.conn_of(generation)
                     .map(|c| c.feed(chunk))
                     .unwrap_or_default(),
             ))
@@ -404,12 +403,11 @@ impl NativeClient {
     }
 
     /// Stdio with a caller-read stdout: connection `generation`'s stdout ended; its last events.
-    #[napi]
-    pub fn feed_end(&self, env: Env, generation: f64) -> Result<String> {
+    #[napi(ts_return_type = "string | string[]")]
+    pub fn feed_end(&self, env: Env, generation: f64) -> Result<Delivery> {
         guard(&env, || {
-            Ok(batch_text(
-                &self
-                    .conn_of(generation)
+            Ok(batch_of(
+                self.conn_of(generation)
                     .map(|c| c.feed_end())
                     .unwrap_or_default(),
             ))

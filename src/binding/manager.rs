@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::client::{NativeClient, TaggedSink};
 use super::errors::{descriptor_text, guard, promise};
 use super::host::HostCallback;
-use super::sink::BatchSink;
+use super::sink::{BatchSink, Delivery};
 use crate::client::{Client, ClientSink};
 use crate::error::Error as McpError;
 use crate::manager::{LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions};
@@ -286,8 +286,8 @@ impl NativeManager {
 
     /// The events queued and not yet delivered, as one batch (`null` when none): taken on the
     /// JS thread right after a call settles, so its events are seen before its caller goes on.
-    #[napi]
-    pub fn drain(&self, env: Env) -> Result<Option<String>> {
+    #[napi(ts_return_type = "string | string[] | null")]
+    pub fn drain(&self, env: Env) -> Result<Option<Delivery>> {
         guard(&env, || Ok(self.host.batch.take()))
     }
 

@@ -1,14 +1,21 @@
 //! Delivers transport events to JavaScript in order and in batches: events are appended to one
 //! JSON array text, and a single threadsafe call is scheduled per batch, so a burst of answers
 //! costs one wake-up of the JS thread and one `JSON.parse`. Raw JSON payloads are copied into the
-//! text as they came from the server, never rebuilt.
+//! text as they came from the server, never rebuilt. A large answer ([`Event::RawAnswer`]) is not
+//! copied into the text at all: it crosses as a string of its own — an external Latin-1 string
+//! over the bytes read when it is ASCII, so not copied at all — for one `JSON.parse` in JS.
 //!
 //! Batch format, one array per event: `[0,id,result?]` response, `[1,id,error]` failed request,
 //! `[2,method,params?]` notification, `[3,id,method,params?]` server→client request,
-//! `[4,text]` stderr, `[5,error]` transport error, `[6,error|null]` closed.
+//! `[4,text]` stderr, `[5,error]` transport error, `[6,error|null]` closed, `[14,id,k]` the answer
+//! to `id` is the batch's raw message `k` (below).
+//!
+//! A batch reaches JS as its text, or, when it carries raw messages, as an array: the text, then
+//! raw message 0, 1, ….
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use bytes::Bytes;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 
@@ -16,13 +23,165 @@ use super::errors::descriptor_text;
 use crate::client::{ClientEvent, ClientSink, Status as ClientStatus};
 use crate::transport::{Event, EventSink};
 
-/// The JS callback: receives a batch as JSON text. Weak (does not hold the event loop open by
+/// Answers of this size or more cross unparsed ([`Event::RawAnswer`]). Below it, the batch text
+/// is cheaper (one `JSON.parse` for many answers); above it, the copies into the text, its
+/// decoding and the parse of the copy cost more than a string of its own (measured: `npm run bench`,
+/// large section).
+pub const RAW_ANSWER_BYTES: usize = 64 * 1024;
+
+/// One batch: events as JSON array text (without its closing `]`), and the raw messages its
+/// `[14,id,k]` events refer to.
+#[derive(Default)]
+pub struct Delivery {
+    text: String,
+    raws: Vec<(Bytes, bool)>,
+}
+
+impl Delivery {
+    fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Appends one event already written as JSON array text.
+    fn push_text(&mut self, event: &str) {
+        self.text.push(if self.text.is_empty() { '[' } else { ',' });
+        self.text.push_str(event);
+    }
+
+    fn push_event(&mut self, event: Event) {
+        self.text.push(if self.text.is_empty() { '[' } else { ',' });
+        self.write_event(event);
+    }
+
+    fn write_event(&mut self, event: Event) {
+        if let Event::RawAnswer { id, message, ascii } = event {
+            use std::fmt::Write;
+            let _ = write!(self.text, "[14,{id},{}]", self.raws.len());
+            self.raws.push((message, ascii));
+        } else {
+            write_event(&mut self.text, &event);
+        }
+    }
+
+    /// The batch as handed over: the text closed with `]` (`[]` when empty).
+    fn finish(mut self) -> Self {
+        if self.text.is_empty() {
+            self.text.push('[');
+        }
+        self.text.push(']');
+        self
+    }
+}
+
+impl TypeName for Delivery {
+    fn type_name() -> &'static str {
+        "string | string[]"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ToNapiValue for Delivery {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+        if val.raws.is_empty() {
+            return unsafe { String::to_napi_value(env, val.text) };
+        }
+        let mut array = std::ptr::null_mut();
+        check_status!(unsafe {
+            sys::napi_create_array_with_length(env, val.raws.len() + 1, &mut array)
+        })?;
+        let text = unsafe { String::to_napi_value(env, val.text)? };
+        check_status!(unsafe { sys::napi_set_element(env, array, 0, text) })?;
+        for (k, (message, ascii)) in val.raws.into_iter().enumerate() {
+            let string = unsafe { raw_string(env, message, ascii)? };
+            check_status!(unsafe { sys::napi_set_element(env, array, k as u32 + 1, string) })?;
+        }
+        Ok(array)
+    }
+}
+
+/// `node_api_create_external_string_latin1` (Node ≥ 20.4, Bun), looked up at run time: where
+/// the host lacks it, strings are copied instead.
+type ExternalLatin1 = unsafe extern "C" fn(
+    sys::napi_env,
+    *mut std::ffi::c_char,
+    usize,
+    Option<unsafe extern "C" fn(sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void)>,
+    *mut std::ffi::c_void,
+    *mut sys::napi_value,
+    *mut bool,
+) -> sys::napi_status;
+
+fn external_latin1() -> Option<ExternalLatin1> {
+    static FOUND: OnceLock<Option<ExternalLatin1>> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        // SAFETY: dlsym with a NUL-terminated name; a non-null result is that function.
+        let f = unsafe {
+            libc::dlsym(
+                libc::RTLD_DEFAULT,
+                c"node_api_create_external_string_latin1".as_ptr(),
+            )
+        };
+        (!f.is_null())
+            .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalLatin1>(f) })
+    })
+}
+
+/// Drops the bytes under an external string (the engine is done with it).
+unsafe extern "C" fn drop_bytes(
+    _env: sys::napi_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
+}
+
+/// One raw message as a JS string: ASCII as external Latin-1 (no copy, no decoding), else
+/// decoded from UTF-8 (invalid sequences become U+FFFD, as a JS reader decodes them).
+unsafe fn raw_string(env: sys::napi_env, message: Bytes, ascii: bool) -> Result<sys::napi_value> {
+    let mut out = std::ptr::null_mut();
+    let mut message = message;
+    if ascii && let Some(create) = external_latin1() {
+        let (ptr, len) = (message.as_ptr(), message.len());
+        let hint = Box::into_raw(Box::new(message));
+        let mut copied = false;
+        // SAFETY: the bytes stay alive and unchanged until `drop_bytes` runs (it owns them).
+        let status = unsafe {
+            create(
+                env,
+                ptr.cast_mut().cast(),
+                len,
+                Some(drop_bytes),
+                hint.cast(),
+                &mut out,
+                &mut copied,
+            )
+        };
+        if status == sys::Status::napi_ok {
+            return Ok(out);
+        }
+        // Not created: the finalizer never runs; the bytes are ours again, to copy.
+        message = *unsafe { Box::from_raw(hint) };
+    }
+    let copy = if ascii {
+        sys::napi_create_string_latin1
+    } else {
+        sys::napi_create_string_utf8
+    };
+    let (ptr, len) = (message.as_ptr(), message.len() as isize);
+    check_status!(unsafe { copy(env, ptr.cast(), len, &mut out) })?;
+    Ok(out)
+}
+
+/// The JS callback: receives a batch ([`Delivery`]). Weak (does not hold the event loop open by
 /// itself); `core.js` refs it while requests are pending.
-pub type EventCallback = ThreadsafeFunction<(), Unknown<'static>, String, Status, false, true>;
+pub type EventCallback = ThreadsafeFunction<(), Unknown<'static>, Delivery, Status, false, true>;
 
 #[derive(Default)]
 struct Batch {
-    text: String,
+    delivery: Delivery,
     scheduled: bool,
 }
 
@@ -37,7 +196,7 @@ pub struct BatchSink {
 }
 
 impl BatchSink {
-    /// Wraps the JS callback `on_events(batchText)`.
+    /// Wraps the JS callback `on_events(batch)`.
     pub fn new(callback: Function<'_, String, Unknown<'static>>) -> Result<Arc<Self>> {
         let batch: Arc<Mutex<Batch>> = Arc::default();
         let queue = batch.clone();
@@ -48,18 +207,14 @@ impl BatchSink {
             .callee_handled::<false>()
             .weak::<true>()
             .build_callback(move |_ctx| {
-                // Runs on the JS thread: take everything queued so far as one batch.
+                // Runs on the JS thread: take everything queued so far as one batch (`[]` when
+                // `take` took it already).
                 let mut b = queue.lock().unwrap_or_else(|e| e.into_inner());
                 b.scheduled = false;
-                let mut text = std::mem::take(&mut b.text);
+                let delivery = std::mem::take(&mut b.delivery);
                 drop(b);
                 signal.notify_one();
-                if text.is_empty() {
-                    // Taken already (`take`).
-                    text.push('[');
-                }
-                text.push(']');
-                Ok(text)
+                Ok(delivery.finish())
             })?;
         Ok(Arc::new(BatchSink {
             batch,
@@ -71,9 +226,7 @@ impl BatchSink {
     /// Appends one event already written as JSON array text, and schedules the batch.
     fn push_raw(&self, event: &str) {
         let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
-        let sep = if b.text.is_empty() { '[' } else { ',' };
-        b.text.push(sep);
-        b.text.push_str(event);
+        b.delivery.push_text(event);
         self.schedule(b);
     }
 
@@ -86,18 +239,17 @@ impl BatchSink {
         }
     }
 
-    /// Takes the events queued so far as one batch text (on the JS thread), `None` when there
-    /// are none; the delivery already scheduled then brings only what comes later.
-    pub fn take(&self) -> Option<String> {
+    /// Takes the events queued so far as one batch (on the JS thread), `None` when there are
+    /// none; the delivery already scheduled then brings only what comes later.
+    pub fn take(&self) -> Option<Delivery> {
         let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
-        if b.text.is_empty() {
+        if b.delivery.is_empty() {
             return None;
         }
-        let mut text = std::mem::take(&mut b.text);
+        let delivery = std::mem::take(&mut b.delivery);
         drop(b);
         self.taken.notify_one();
-        text.push(']');
-        Some(text)
+        Some(delivery.finish())
     }
 
     /// Keeps (`true`) or stops keeping (`false`) the Node event loop alive for this sink.
@@ -135,26 +287,24 @@ impl EventSink for BatchSink {
             return;
         }
         let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
-        for event in &events {
-            let sep = if b.text.is_empty() { '[' } else { ',' };
-            b.text.push(sep);
-            write_event(&mut b.text, event);
+        for event in events {
+            b.delivery.push_event(event);
         }
         self.schedule(b);
     }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        Some(RAW_ANSWER_BYTES)
+    }
 }
 
-/// Events as one batch text, `[...]`, for events returned to JS directly (not through the sink).
-pub fn batch_text(events: &[Event]) -> String {
-    let mut out = String::from("[");
-    for (i, event) in events.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_event(&mut out, event);
+/// Events as one batch, for events returned to JS directly (not through the sink).
+pub fn batch_of(events: Vec<Event>) -> Delivery {
+    let mut delivery = Delivery::default();
+    for event in events {
+        delivery.push_event(event);
     }
-    out.push(']');
-    out
+    delivery.finish()
 }
 
 fn push_json_str(out: &mut String, s: &str) {
@@ -203,6 +353,16 @@ fn write_event(out: &mut String, event: &Event) {
                 Some(error) => out.push_str(&descriptor_text(error)),
                 None => out.push_str("null"),
             }
+        }
+        // Written by `Delivery::write_event`; a sink that is handed one anyway says so.
+        Event::RawAnswer { id, .. } => {
+            let _ = write!(
+                out,
+                "[1,{id},{}",
+                descriptor_text(&crate::error::Error::Internal(
+                    "a raw answer reached a text-only batch".into()
+                ))
+            );
         }
     }
     out.push(']');
@@ -256,6 +416,20 @@ impl BatchSink {
         self.push_raw(&format!("[11,{tag},{text}]"));
     }
 
+    /// Appends events of server `tag` of a manager, each wrapped: `[11,tag,event]`.
+    fn push_tagged_events(&self, tag: u32, events: Vec<Event>) {
+        use std::fmt::Write;
+        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        for event in events {
+            let d = &mut b.delivery;
+            d.text.push(if d.text.is_empty() { '[' } else { ',' });
+            let _ = write!(d.text, "[11,{tag},");
+            d.write_event(event);
+            d.text.push(']');
+        }
+        self.schedule(b);
+    }
+
     /// Appends one manager event already written as JSON array text.
     pub fn push_event(&self, text: &str) {
         self.push_raw(text);
@@ -272,15 +446,17 @@ pub struct TaggedSink {
 
 impl EventSink for TaggedSink {
     fn emit_all(&self, events: Vec<Event>) {
-        for event in &events {
-            let mut text = String::new();
-            write_event(&mut text, event);
-            self.batch.push_tagged(self.tag, &text);
+        if !events.is_empty() {
+            self.batch.push_tagged_events(self.tag, events);
         }
     }
 
     fn backlog(&self) -> Option<&tokio::sync::Notify> {
         self.batch.backlog()
+    }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        self.batch.raw_answers_from()
     }
 }
 

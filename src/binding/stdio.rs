@@ -9,7 +9,7 @@ use napi_derive::napi;
 use super::convert::{as_id, request_line, stdio_config};
 use super::errors::{descriptor_text, guard};
 use super::reply_outcome;
-use super::sink::{BatchSink, batch_text};
+use super::sink::{BatchSink, Delivery, batch_of};
 use crate::error::Error as McpError;
 use crate::transport::stdio::StdioTransport;
 use crate::transport::{Event, EventSink, OutgoingRequest, Transport};
@@ -151,12 +151,11 @@ impl NativeStdio {
 
     /// With `callerReadsStdout`: decodes a chunk read from stdout; returns its events as a batch
     /// text (same format as `onEvents`).
-    #[napi]
-    pub fn feed(&self, env: Env, chunk: &[u8]) -> Result<String> {
+    #[napi(ts_return_type = "string | string[]")]
+    pub fn feed(&self, env: Env, chunk: &[u8]) -> Result<Delivery> {
         guard(&env, || {
-            Ok(batch_text(
-                &self
-                    .inner
+            Ok(batch_of(
+                self.inner
                     .as_ref()
                     .map(|t| t.feed(chunk))
                     .unwrap_or_default(),
@@ -165,12 +164,11 @@ impl NativeStdio {
     }
 
     /// With `callerReadsStdout`: stdout ended; returns the last events as a batch text.
-    #[napi]
-    pub fn feed_end(&self, env: Env) -> Result<String> {
+    #[napi(ts_return_type = "string | string[]")]
+    pub fn feed_end(&self, env: Env) -> Result<Delivery> {
         guard(&env, || {
-            Ok(batch_text(
-                &self
-                    .inner
+            Ok(batch_of(
+                self.inner
                     .as_ref()
                     .map(|t| t.feed_end())
                     .unwrap_or_default(),

@@ -126,4 +126,8 @@ impl EventSink for ConnSink {
     fn backlog(&self) -> Option<&tokio::sync::Notify> {
         self.downstream.backlog()
     }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        self.downstream.raw_answers_from()
+    }
 }

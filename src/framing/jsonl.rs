@@ -55,6 +55,11 @@ impl LineDecoder {
         &mut self.buf
     }
 
+    /// How many bytes of an incomplete line are held (0 while an oversized one is skipped).
+    pub fn partial_len(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Appends bytes (for callers that do not read into [`Self::read_buf`]).
     pub fn extend(&mut self, data: &[u8]) {
         self.buf.extend_from_slice(data);

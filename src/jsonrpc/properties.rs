@@ -43,6 +43,7 @@ pub fn check_message(data: &[u8]) {
         }
         _ => {}
     }
+    check_skim(data, reference.as_ref());
     check_builders(data, &text);
 }
 
@@ -199,6 +200,24 @@ fn check_sniffing(text: &[u8], class: &Class) {
                 "sniff_id found {id} at {cut}, allowed {allowed:?}"
             );
         }
+    }
+}
+
+/// [`skim_answer`] finds an id only in an answer with a result to that id: on any text that
+/// `JSON.parse` reads (valid UTF-8 JSON), what it finds is what [`classify`] and the reference
+/// see; on any other text it may find something (its consumer's `JSON.parse` then fails).
+fn check_skim(data: &[u8], reference: Option<&Class>) {
+    let Some(id) = skim_answer(data) else { return };
+    if std::str::from_utf8(data).is_err() {
+        return;
+    }
+    match reference {
+        Some(Class::Malformed) | None => {}
+        Some(Class::Response(found, Ok(_))) => {
+            let raw = RawValue::from_string(found.to_string()).expect("an id");
+            assert_eq!(reference_id(&raw), Some(id), "skim_answer's id");
+        }
+        Some(other) => panic!("skim_answer found {id} in {other:?}"),
     }
 }
 

@@ -47,6 +47,10 @@ impl EventSink for ServerSink {
     fn backlog(&self) -> Option<&tokio::sync::Notify> {
         self.downstream.backlog()
     }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        self.downstream.raw_answers_from()
+    }
 }
 
 impl ClientSink for ServerSink {

@@ -48,6 +48,18 @@ pub enum Event {
         /// Why.
         error: Error,
     },
+    /// The answer to request `id`, with a result, as the server wrote it: the whole message,
+    /// unparsed (checked only by [`crate::jsonrpc::skim_answer`]), for the consumer to parse
+    /// once. Only a sink that asks for them ([`EventSink::raw_answers_from`]) gets these, for
+    /// messages of at least that size; if the message then does not parse, the request fails.
+    RawAnswer {
+        /// Our request id.
+        id: u64,
+        /// The message (one JSON object).
+        message: bytes::Bytes,
+        /// Whether every byte of it is ASCII (it can then cross as Latin-1, without decoding).
+        ascii: bool,
+    },
     /// A server notification.
     Notification {
         /// Its method.
@@ -349,6 +361,12 @@ pub trait EventSink: Send + Sync + 'static {
     /// until that happens, so that answers arriving meanwhile are read and delivered together
     /// (one wake-up of the consumer for many answers, and larger reads for the server too).
     fn backlog(&self) -> Option<&tokio::sync::Notify> {
+        None
+    }
+
+    /// `Some(n)`: answers of `n` bytes or more come as [`Event::RawAnswer`], for the consumer to
+    /// parse (the stdio transport); `None` (the default): every answer comes parsed.
+    fn raw_answers_from(&self) -> Option<usize> {
         None
     }
 }

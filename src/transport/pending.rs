@@ -110,6 +110,11 @@ impl Pending {
         self.entries.contains_key(&id)
     }
 
+    /// Whether `id` is pending and its outcome goes to the sink ([`Reply::Event`]).
+    pub fn goes_to_sink(&self, id: u64) -> bool {
+        self.entries.get(&id).is_some_and(|e| e.reply.is_event())
+    }
+
     /// Removes `id` and its deadline; `None` if it was not pending (already settled).
     pub fn settle(&mut self, id: u64) -> Option<Entry> {
         let entry = self.entries.remove(&id)?;

@@ -22,6 +22,7 @@
 //! spawning and exit status; `stderr.rs` draining stderr.
 
 mod owner;
+mod pipe;
 mod process;
 mod shared;
 mod stderr;
@@ -209,6 +210,7 @@ impl StdioTransport {
             stdout_eof: AtomicBool::new(false),
             flags: flags.clone(),
             max_message_bytes: config.max_message_bytes,
+            pipe: std::sync::OnceLock::new(),
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
         let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), flags, sink));

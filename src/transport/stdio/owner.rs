@@ -12,6 +12,7 @@ use tokio::process::Child;
 use tokio::time::Instant;
 
 use super::DRAIN_AFTER_EXIT;
+use super::pipe;
 use super::process::exit_info;
 use super::shared::{Shared, State};
 use super::stderr::Tail;
@@ -77,6 +78,9 @@ async fn read_paced(
             }
             // SAFETY: the kernel initialised exactly `n` bytes of the spare capacity.
             unsafe { buf.set_len(buf.len() + n as usize) };
+            if reader.partial_len() >= pipe::GROW_AT {
+                shared.grow_pipe(fd.as_raw_fd());
+            }
             Ok(Read::Frames(
                 std::iter::from_fn(|| reader.next_frame()).collect(),
             ))

@@ -14,6 +14,13 @@ use crate::jsonrpc;
 use crate::transport::dispatch::dispatch;
 use crate::transport::{Event, EventSink, Outcome, Pending, progress_target};
 
+/// What one incoming message settles: a parsed outcome, or an answer the sink parses itself.
+enum Answer {
+    Parsed(Outcome),
+    /// An [`Event::RawAnswer`].
+    Raw(Event),
+}
+
 /// What the caller switches on and off at any time.
 #[derive(Debug, Default)]
 pub(super) struct Flags {
@@ -62,6 +69,8 @@ pub(super) struct Shared {
     pub(super) stdout_eof: AtomicBool,
     pub(super) flags: Arc<Flags>,
     pub(super) max_message_bytes: usize,
+    /// Set once the stdout pipe was offered to grow (see [`super::pipe`]): the grant, if it grew.
+    pub(super) pipe: std::sync::OnceLock<Option<super::pipe::Grant>>,
 }
 
 impl Shared {
@@ -90,6 +99,11 @@ impl Shared {
         }
     }
 
+    /// A large message is arriving on stdout (`fd`): grows the pipe, once per connection.
+    pub(super) fn grow_pipe(&self, fd: std::os::fd::RawFd) {
+        self.pipe.get_or_init(|| super::pipe::grow(fd));
+    }
+
     pub(super) fn send(&self, id: Option<u64>, frame: Vec<u8>) {
         self.write_with(|w| w.send(id, frame));
     }
@@ -105,21 +119,27 @@ impl Shared {
         let mut events = Vec::new();
         let mut replies = Vec::new();
         // Answers stay in line with the events around them: `None` marks an event's slot.
-        let mut answers: Vec<Option<(u64, Outcome)>> = Vec::new();
+        let mut answers: Vec<Option<(u64, Answer)>> = Vec::new();
         let wanted = self.flags.requests.load(Ordering::Relaxed);
         for frame in frames {
             match frame {
                 Frame::Line(line) => {
+                    if let Some((id, raw)) = self.raw_answer(line.clone()) {
+                        answers.push(Some((id, raw)));
+                        continue;
+                    }
                     let before = events.len();
-                    if let Some(answer) = dispatch(&line, wanted, &mut replies, &mut events) {
-                        answers.push(Some(answer));
+                    if let Some((id, outcome)) = dispatch(&line, wanted, &mut replies, &mut events)
+                    {
+                        answers.push(Some((id, Answer::Parsed(outcome))));
                     }
                     answers.extend((before..events.len()).map(|_| None));
                 }
                 Frame::Oversized { prefix } => {
                     if let Some(id) = jsonrpc::sniff_id(&prefix) {
                         let limit = self.max_message_bytes;
-                        answers.push(Some((id, Err(Error::MessageTooLarge { limit }))));
+                        let outcome = Err(Error::MessageTooLarge { limit });
+                        answers.push(Some((id, Answer::Parsed(outcome))));
                     }
                 }
             }
@@ -135,9 +155,12 @@ impl Shared {
         let now = Instant::now();
         for slot in answers {
             match slot {
-                Some((id, outcome)) => {
+                Some((id, answer)) => {
                     if let Some(entry) = table.pending.settle(id) {
-                        entry.reply.deliver(id, outcome, &mut out);
+                        match answer {
+                            Answer::Parsed(outcome) => entry.reply.deliver(id, outcome, &mut out),
+                            Answer::Raw(event) => out.push(event),
+                        }
                     }
                 }
                 None => {
@@ -156,6 +179,28 @@ impl Shared {
             self.send(None, frame);
         }
         out
+    }
+
+    /// A line the sink takes unparsed ([`Event::RawAnswer`]): large enough, an answer with a
+    /// result to a request whose outcome goes to the sink. The one pass over it besides the
+    /// skim is the ASCII check, here, on the reading thread.
+    fn raw_answer(&self, line: bytes::Bytes) -> Option<(u64, Answer)> {
+        if line.len() < self.sink.raw_answers_from()? {
+            return None;
+        }
+        let id = jsonrpc::skim_answer(&line)?;
+        if !self.table().pending.goes_to_sink(id) {
+            return None;
+        }
+        let ascii = line.is_ascii();
+        Some((
+            id,
+            Answer::Raw(Event::RawAnswer {
+                id,
+                message: line,
+                ascii,
+            }),
+        ))
     }
 
     /// Decodes a chunk of caller-read stdout; returns the events it completes.
