@@ -14,6 +14,14 @@ const JS_READER = !process.versions.bun && process.env.MCP_NATIVE_RUST_READER !=
 
 const DEFAULT_TIMEOUT = 30000
 
+// Requests made in one tick go to Rust together, but in groups of at most 8 (four queue entries
+// each): with many in flight, the server then starts on the first ones while the rest are still
+// being made, instead of client and server taking turns. Measured, 64 echo calls in flight over
+// stdio, medians of 3: one write per tick ~112k calls/s on Node, ~100k on Bun; per 8 requests
+// ~146k and ~116k (per 4 and per 16 about the same; the floor clients, one write per request,
+// ~147k and ~154k).
+const FLUSH_AT = 8 * 4
+
 /** @typedef {import('../native.js').NativeStdio} NativeStdio */
 /** @typedef {import('../native.js').NativeHttp} NativeHttp */
 /** @typedef {import('../index.js').MCPError} MCPError */
@@ -489,6 +497,7 @@ class NativeTransport {
       this._pending.set(id, entry)
       if (signal) this._watch(signal, id)
       this._hold()
+      if (this._queue.length >= FLUSH_AT) this._flushNow()
     })
   }
 
