@@ -16,9 +16,11 @@ pub const READ_CHUNK: usize = 64 * 1024;
 /// A partial line this long gets a buffer of [`LAZY_BYTES`] (see `LineDecoder::make_room`).
 const LONG_LINE: usize = 1 << 20;
 
-/// The size of a long line's buffer: above any allocator's mapping threshold (glibc's moves up
-/// to 32 MiB), so that it is mapped lazily and grows by remapping, not copying.
-const LAZY_BYTES: usize = 64 << 20;
+/// The size of a long line's buffer: at glibc's highest mapping threshold (its threshold moves
+/// up to 32 MiB as large blocks are freed), so that it is mapped lazily and grows by remapping,
+/// not copying. Address space, not memory: only the pages written count (under strict
+/// overcommit, `vm.overcommit_memory=2`, it counts against the commit limit while it lives).
+const LAZY_BYTES: usize = 32 << 20;
 
 /// One decoded unit.
 #[derive(Debug, PartialEq, Eq)]
