@@ -512,6 +512,28 @@ describe('9. a shared AbortSignal gets one listener per transport', () => {
     expect(getEventListeners(signal, 'abort').length).toBe(0)
   })
 
+  it('MCPClient: requests waiting for a connection share one listener too (fault suite)', async () => {
+    const client = new MCPClient('c', fixture(['--init-delay-ms=300'], { killGraceMs: 200 }))
+    open.push(client)
+    const connecting = client.connect()
+    const controller = new AbortController()
+    const { signal } = controller
+    const calls = Array.from({ length: 11 }, (_, i) => client.callTool('echo', { message: String(i) }, { signal }))
+    expect(getEventListeners(signal, 'abort').length).toBe(1)
+    await connecting
+    await Promise.all(calls)
+    expect(getEventListeners(signal, 'abort').length).toBe(0)
+    // Aborted while they wait: every one rejects with the reason, no listener left.
+    await client.close()
+    const again = client.connect()
+    const waiting = Array.from({ length: 11 }, () => settle(client.callTool('echo', { message: 'x' }, { signal })))
+    expect(getEventListeners(signal, 'abort').length).toBe(1)
+    controller.abort()
+    for (const r of await Promise.all(waiting)) expect(r.error?.name).toBe('AbortError')
+    expect(getEventListeners(signal, 'abort').length).toBe(0)
+    await settle(again)
+  })
+
   it('MCPClient lists (paged in Rust) leave no listener on the signal once they settle (fault suite)', async () => {
     const client = await MCPClient.connect('c', fixture([], { killGraceMs: 200 }))
     open.push(client)
