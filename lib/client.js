@@ -327,8 +327,10 @@ class MCPClient {
     this._connecting = null
     /** @type {Set<{ resolve(transport: Transport): void, reject(err: unknown): void }>} */
     this._waiters = new Set()
-    /** @type {Map<AbortSignal, { waiters: Set<{ reject(err: unknown): void }>, onAbort: () => void }>} */
-    this._waitSignals = new Map()
+    /** @type {import("./core.js").SignalWatch<{ reject(err: unknown): void }>} requests waiting for a connection: one abort listener per signal */
+    this._waitSignals = new root.SignalWatch((signal, waiters) => {
+      for (const w of waiters) w.reject(signal.reason)
+    })
     /** @type {unknown} the reason of the last connect aborted by its caller's signal */
     this._abortReason = undefined
     this._generation = 0
@@ -773,48 +775,11 @@ class MCPClient {
       const done = () => {
         clearTimeout(timer)
         this._waiters.delete(waiter)
-        if (signal) this._unwatchWaiter(signal, waiter)
+        if (signal) this._waitSignals.delete(signal, waiter)
       }
-      if (signal) this._watchWaiter(signal, waiter)
+      if (signal) this._waitSignals.add(signal, waiter)
       this._waiters.add(waiter)
     })
-  }
-
-  // One abort listener per signal for all the requests waiting on it (as the transports do):
-  // parallel tool calls sharing an agent's turn-wide signal while the client (re)connects.
-  /**
-   * @param {AbortSignal} signal
-   * @param {{ reject(err: unknown): void }} waiter
-   */
-  _watchWaiter(signal, waiter) {
-    let watched = this._waitSignals.get(signal)
-    if (!watched) {
-      const entry = {
-        waiters: new Set(),
-        onAbort: () => {
-          this._waitSignals.delete(signal)
-          for (const w of [...entry.waiters]) w.reject(signal.reason)
-        },
-      }
-      watched = entry
-      this._waitSignals.set(signal, entry)
-      signal.addEventListener('abort', entry.onAbort, { once: true })
-    }
-    watched.waiters.add(waiter)
-  }
-
-  /**
-   * @param {AbortSignal} signal
-   * @param {{ reject(err: unknown): void }} waiter
-   */
-  _unwatchWaiter(signal, waiter) {
-    const watched = this._waitSignals.get(signal)
-    if (!watched) return
-    watched.waiters.delete(waiter)
-    if (watched.waiters.size === 0) {
-      this._waitSignals.delete(signal)
-      signal.removeEventListener('abort', watched.onAbort)
-    }
   }
 
   /** @param {unknown} err */

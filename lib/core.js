@@ -331,6 +331,54 @@ function makeEventHandler(weak, holder) {
 }
 
 /**
+ * One abort listener per signal, however many waiters (requests) share it — an agent passes one
+ * turn-wide signal to parallel tool calls — removed when the last of them is done with it.
+ * @template K a waiter
+ */
+class SignalWatch {
+  /** @param {(signal: AbortSignal, waiters: K[]) => void} onAbort called once, with the waiters then */
+  constructor(onAbort) {
+    /** @type {Map<AbortSignal, { waiters: Set<K>, onAbort: () => void }>} */
+    this._watched = new Map()
+    this._onAbort = onAbort
+  }
+
+  /**
+   * @param {AbortSignal} signal
+   * @param {K} waiter
+   */
+  add(signal, waiter) {
+    let watched = this._watched.get(signal)
+    if (!watched) {
+      /** @type {Set<K>} */
+      const waiters = new Set()
+      const onAbort = () => {
+        this._watched.delete(signal)
+        this._onAbort(signal, [...waiters])
+      }
+      watched = { waiters, onAbort }
+      this._watched.set(signal, watched)
+      signal.addEventListener('abort', onAbort, { once: true })
+    }
+    watched.waiters.add(waiter)
+  }
+
+  /**
+   * @param {AbortSignal} signal
+   * @param {K} waiter
+   */
+  delete(signal, waiter) {
+    const watched = this._watched.get(signal)
+    if (!watched) return
+    watched.waiters.delete(waiter)
+    if (watched.waiters.size === 0) {
+      this._watched.delete(signal)
+      signal.removeEventListener('abort', watched.onAbort)
+    }
+  }
+}
+
+/**
  * A server config as Rust reads it (binding/convert.rs), as JSON text: Rust checks and converts
  * every field; here only the environment is merged (stdio) and the timeout checked, so that a bad
  * one is a config error at connect rather than a surprise at the first request.
@@ -382,8 +430,8 @@ class NativeTransport {
     this._connected = false
     /** @type {Map<number, PendingEntry>} */
     this._pending = new Map()
-    /** @type {Map<AbortSignal, { ids: Set<number>, onAbort: () => void }>} */
-    this._signals = new Map() // AbortSignal → { ids, onAbort }
+    /** @type {SignalWatch<number>} the pending requests' signals */
+    this._signals = new SignalWatch((signal, ids) => this._aborted(signal, ids))
     this._holds = 0
     /** @type {Promise<void> | null} */
     this._closing = null
@@ -501,20 +549,12 @@ class NativeTransport {
     })
   }
 
-  // One abort listener per signal per transport, however many requests share it (an agent
-  // passes one turn-wide signal to parallel tool calls); removed when the last of them settles.
   /**
    * @param {AbortSignal} signal
    * @param {number} id
    */
   _watch(signal, id) {
-    let watched = this._signals.get(signal)
-    if (!watched) {
-      watched = { ids: new Set(), onAbort: () => this._aborted(signal) }
-      this._signals.set(signal, watched)
-      signal.addEventListener('abort', watched.onAbort, { once: true })
-    }
-    watched.ids.add(id)
+    this._signals.add(signal, id)
   }
 
   /**
@@ -522,22 +562,16 @@ class NativeTransport {
    * @param {number} id
    */
   _unwatch(signal, id) {
-    const watched = this._signals.get(signal)
-    if (!watched) return
-    watched.ids.delete(id)
-    if (watched.ids.size === 0) {
-      this._signals.delete(signal)
-      signal.removeEventListener('abort', watched.onAbort)
-    }
+    this._signals.delete(signal, id)
   }
 
-  /** @param {AbortSignal} signal */
-  _aborted(signal) {
-    const watched = this._signals.get(signal)
-    if (!watched) return
-    this._signals.delete(signal)
+  /**
+   * @param {AbortSignal} signal
+   * @param {number[]} ids the requests that used it
+   */
+  _aborted(signal, ids) {
     const reason = signal.reason
-    for (const id of [...watched.ids]) {
+    for (const id of ids) {
       const entry = this._settle(id)
       if (!entry) continue
       // Still queued: it is simply never sent. Sent: Rust tells the server.
@@ -963,3 +997,4 @@ exports.installExitHook = installExitHook
 exports.attachReader = attachReader
 exports.JS_READER = JS_READER
 exports.readBatch = readBatch
+exports.SignalWatch = SignalWatch
