@@ -671,7 +671,7 @@ class NativeTransport {
 
   /** @param {Batch} batch a JSON array of {@link NativeEvent}s, with raw answers */
   _onEvents(batch) {
-    if (batch.length === 2 && typeof batch === 'string') return // "[]"
+    if (typeof batch === 'string' && batch.length === 2) return // "[]"
     for (const ev of readBatch(batch)) this._onEvent(ev)
   }
 

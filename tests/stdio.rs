@@ -15,13 +15,18 @@ use tokio::sync::mpsc;
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixture/server.mjs");
 const WAIT: Duration = Duration::from_secs(20);
 
-struct ChannelSink(mpsc::UnboundedSender<Event>);
+/// Every event to a channel; with `Some(n)`, answers of `n` bytes and more come raw.
+struct ChannelSink(mpsc::UnboundedSender<Event>, Option<usize>);
 
 impl EventSink for ChannelSink {
     fn emit_all(&self, events: Vec<Event>) {
         for event in events {
             let _ = self.0.send(event);
         }
+    }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        self.1
     }
 }
 
@@ -52,8 +57,8 @@ fn fixture(flags: &[&str]) -> StdioConfig {
 
 fn connect(config: StdioConfig) -> (StdioTransport, mpsc::UnboundedReceiver<Event>) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let t =
-        StdioTransport::spawn(&config, Arc::new(ChannelSink(tx)), 30_000).expect("spawn fixture");
+    let t = StdioTransport::spawn(&config, Arc::new(ChannelSink(tx, None)), 30_000)
+        .expect("spawn fixture");
     (t, rx)
 }
 
@@ -378,7 +383,7 @@ async fn spawn_failure_names_command_and_reason() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let err = StdioTransport::spawn(
         &StdioConfig::new("/nonexistent/bin", &[]),
-        Arc::new(ChannelSink(tx)),
+        Arc::new(ChannelSink(tx, None)),
         30_000,
     )
     .err()
@@ -386,26 +391,13 @@ async fn spawn_failure_names_command_and_reason() {
     assert_eq!(err.to_string(), "spawn /nonexistent/bin ENOENT");
 }
 
-/// A sink that takes answers of 1 KiB and more unparsed.
-struct RawSink(mpsc::UnboundedSender<Event>);
-
-impl EventSink for RawSink {
-    fn emit_all(&self, events: Vec<Event>) {
-        for event in events {
-            let _ = self.0.send(event);
-        }
-    }
-
-    fn raw_answers_from(&self) -> Option<usize> {
-        Some(1024)
-    }
-}
-
 #[tokio::test]
 async fn large_answers_come_raw_to_a_sink_that_asks() {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let shared =
-        Arc::new(StdioTransport::spawn(&fixture(&[]), Arc::new(RawSink(tx)), 30_000).unwrap());
+    let shared = Arc::new(
+        StdioTransport::spawn(&fixture(&[]), Arc::new(ChannelSink(tx, Some(1024))), 30_000)
+            .unwrap(),
+    );
     let t = &*shared;
     let next_answer = async |rx: &mut mpsc::UnboundedReceiver<Event>| loop {
         if let e @ (Event::Response { .. } | Event::RawAnswer { .. } | Event::Failed { .. }) =

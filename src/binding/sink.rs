@@ -42,25 +42,20 @@ impl Delivery {
         self.text.is_empty()
     }
 
+    /// Starts the next element of the batch array.
+    fn separate(&mut self) {
+        self.text.push(if self.text.is_empty() { '[' } else { ',' });
+    }
+
     /// Appends one event already written as JSON array text.
     fn push_text(&mut self, event: &str) {
-        self.text.push(if self.text.is_empty() { '[' } else { ',' });
+        self.separate();
         self.text.push_str(event);
     }
 
     fn push_event(&mut self, event: Event) {
-        self.text.push(if self.text.is_empty() { '[' } else { ',' });
-        self.write_event(event);
-    }
-
-    fn write_event(&mut self, event: Event) {
-        if let Event::RawAnswer { id, message, ascii } = event {
-            use std::fmt::Write;
-            let _ = write!(self.text, "[14,{id},{}]", self.raws.len());
-            self.raws.push((message, ascii));
-        } else {
-            write_event(&mut self.text, &event);
-        }
+        self.separate();
+        write_event(self, event);
     }
 
     /// The batch as handed over: the text closed with `]` (`[]` when empty).
@@ -70,16 +65,6 @@ impl Delivery {
         }
         self.text.push(']');
         self
-    }
-}
-
-impl TypeName for Delivery {
-    fn type_name() -> &'static str {
-        "string | string[]"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Unknown
     }
 }
 
@@ -318,51 +303,47 @@ fn push_opt_raw(out: &mut String, raw: Option<&serde_json::value::RawValue>) {
     }
 }
 
-fn write_event(out: &mut String, event: &Event) {
+/// Writes `event` as batch text; a raw answer's message joins the batch's raw messages.
+fn write_event(batch: &mut Delivery, event: Event) {
     use std::fmt::Write;
+    let out = &mut batch.text;
     match event {
         Event::Response { id, result } => {
             let _ = write!(out, "[0,{id}");
             push_opt_raw(out, result.as_deref());
         }
         Event::Failed { id, error } => {
-            let _ = write!(out, "[1,{id},{}", descriptor_text(error));
+            let _ = write!(out, "[1,{id},{}", descriptor_text(&error));
         }
         Event::Notification { method, params } => {
             out.push_str("[2,");
-            push_json_str(out, method);
+            push_json_str(out, &method);
             push_opt_raw(out, params.as_deref());
         }
         Event::Request { id, method, params } => {
             out.push_str("[3,");
             out.push_str(id.get());
             out.push(',');
-            push_json_str(out, method);
+            push_json_str(out, &method);
             push_opt_raw(out, params.as_deref());
         }
         Event::Stderr(text) => {
             out.push_str("[4,");
-            push_json_str(out, text);
+            push_json_str(out, &text);
         }
         Event::Error(error) => {
-            let _ = write!(out, "[5,{}", descriptor_text(error));
+            let _ = write!(out, "[5,{}", descriptor_text(&error));
         }
         Event::Closed(reason) => {
             out.push_str("[6,");
             match reason {
-                Some(error) => out.push_str(&descriptor_text(error)),
+                Some(error) => out.push_str(&descriptor_text(&error)),
                 None => out.push_str("null"),
             }
         }
-        // Written by `Delivery::write_event`; a sink that is handed one anyway says so.
-        Event::RawAnswer { id, .. } => {
-            let _ = write!(
-                out,
-                "[1,{id},{}",
-                descriptor_text(&crate::error::Error::Internal(
-                    "a raw answer reached a text-only batch".into()
-                ))
-            );
+        Event::RawAnswer { id, message, ascii } => {
+            let _ = write!(out, "[14,{id},{}", batch.raws.len());
+            batch.raws.push((message, ascii));
         }
     }
     out.push(']');
@@ -422,9 +403,9 @@ impl BatchSink {
         let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
         for event in events {
             let d = &mut b.delivery;
-            d.text.push(if d.text.is_empty() { '[' } else { ',' });
+            d.separate();
             let _ = write!(d.text, "[11,{tag},");
-            d.write_event(event);
+            write_event(d, event);
             d.text.push(']');
         }
         self.schedule(b);

@@ -78,12 +78,12 @@ async fn read_paced(
             }
             // SAFETY: the kernel initialised exactly `n` bytes of the spare capacity.
             unsafe { buf.set_len(buf.len() + n as usize) };
+            let frames = std::iter::from_fn(|| reader.next_frame()).collect();
+            // What is left is one incomplete line: a large message on its way.
             if reader.partial_len() >= pipe::GROW_AT {
                 shared.grow_pipe(fd.as_raw_fd());
             }
-            Ok(Read::Frames(
-                std::iter::from_fn(|| reader.next_frame()).collect(),
-            ))
+            Ok(Read::Frames(frames))
         });
         match result {
             Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => continue,

@@ -124,8 +124,8 @@ impl Shared {
         for frame in frames {
             match frame {
                 Frame::Line(line) => {
-                    if let Some((id, raw)) = self.raw_answer(line.clone()) {
-                        answers.push(Some((id, raw)));
+                    if let Some(raw) = self.raw_answer(&line) {
+                        answers.push(Some(raw));
                         continue;
                     }
                     let before = events.len();
@@ -184,23 +184,16 @@ impl Shared {
     /// A line the sink takes unparsed ([`Event::RawAnswer`]): large enough, an answer with a
     /// result to a request whose outcome goes to the sink. The one pass over it besides the
     /// skim is the ASCII check, here, on the reading thread.
-    fn raw_answer(&self, line: bytes::Bytes) -> Option<(u64, Answer)> {
+    fn raw_answer(&self, line: &bytes::Bytes) -> Option<(u64, Answer)> {
         if line.len() < self.sink.raw_answers_from()? {
             return None;
         }
-        let id = jsonrpc::skim_answer(&line)?;
+        let id = jsonrpc::skim_answer(line)?;
         if !self.table().pending.goes_to_sink(id) {
             return None;
         }
-        let ascii = line.is_ascii();
-        Some((
-            id,
-            Answer::Raw(Event::RawAnswer {
-                id,
-                message: line,
-                ascii,
-            }),
-        ))
+        let (message, ascii) = (line.clone(), line.is_ascii());
+        Some((id, Answer::Raw(Event::RawAnswer { id, message, ascii })))
     }
 
     /// Decodes a chunk of caller-read stdout; returns the events it completes.
