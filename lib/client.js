@@ -497,9 +497,17 @@ class MCPClient {
    * @param {MCPRequestOptions} [options]
    * @returns {Promise<T>}
    */
-  async request(method, params, options) {
-    if (this._state !== 'connected') await this._whenConnected(options)
-    return this._face.request(method, params, options)
+  request(method, params, options) {
+    // Not an async function: on the hot path its extra promise cost ~2 µs a call on Bun
+    // (measured, 64 echo calls in flight: ~128k → ~160k calls/s).
+    if (this._state === 'connected') {
+      try {
+        return this._face.request(method, params, options)
+      } catch (e) {
+        return Promise.reject(e)
+      }
+    }
+    return this._whenConnected(options).then(() => this._face.request(method, params, options))
   }
 
   /**
