@@ -452,6 +452,29 @@ describe('stderr and server requests', () => {
   })
 })
 
+describe('who reads stdout', () => {
+  const rust = process.env.MCP_NATIVE_RUST_READER === '1'
+
+  it('the JS thread reads it as a socket on Node and Bun; MCP_NATIVE_RUST_READER=1 leaves a pipe to the Rust I/O thread', async () => {
+    const t = await connect()
+    expect(await t.request('stdout-kind')).toEqual({ socket: !rust, fifo: rust })
+    expect(t._socket !== null).toBe(!rust)
+    // Both directions still work over it, a server→client request included.
+    t.onRequest = () => ({ roots: [] })
+    expect((await t.request('reverse', { method: 'roots/list' })).answer.result).toEqual({ roots: [] })
+  })
+
+  it('a reader replaced by a reconnect, or dropped by close, delivers nothing more', async () => {
+    const t = await connect()
+    const first = t._socket
+    await t.close()
+    expect(t._socket).toBeNull()
+    await t.connect()
+    expect(await t.request('echo', { again: 1 })).toEqual({ again: 1 })
+    if (!rust) expect(t._socket).not.toBe(first)
+  })
+})
+
 describe('process hygiene', () => {
   const entry = JSON.stringify(join(ROOT, 'index.js'))
   function runScript(body, flags = []) {

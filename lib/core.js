@@ -6,11 +6,14 @@
 const net = require('node:net')
 const native = require('../native.js')
 
-// On Node, the JS thread reads the server's stdout itself (a net.Socket on the pipe) and hands
-// each chunk to Rust to decode: one wake-up per answer instead of two (I/O thread, then JS
-// thread). Bun's net.Socket cannot wrap a descriptor, so there the Rust I/O thread reads.
-// MCP_NATIVE_RUST_READER=1 forces the Rust reader (the tests run both).
-const JS_READER = !process.versions.bun && process.env.MCP_NATIVE_RUST_READER !== '1'
+// The JS thread reads the server's stdout itself and hands each chunk to Rust to decode: one
+// wake-up per answer instead of two (I/O thread, then JS thread). The server's stdout is then a
+// Unix socket (Rust makes a socket pair, as Node's own child_process does), read with a
+// net.Socket on Node and with Bun.connect({ fd }) on Bun, whose net.Socket cannot wrap a
+// descriptor. MCP_NATIVE_RUST_READER=1 makes the Rust I/O thread read instead (the tests run both).
+/** @type {any} Bun's global, when running on Bun */
+const Bun = /** @type {any} */ (globalThis).Bun
+const JS_READER = process.env.MCP_NATIVE_RUST_READER !== '1' && (!process.versions.bun || typeof Bun?.connect === 'function')
 
 const DEFAULT_TIMEOUT = 30000
 
@@ -277,7 +280,6 @@ function reasonText(reason) {
  * @param {number} [generation]
  */
 function attachReader(transport, fd, generation) {
-  const socket = new net.Socket({ fd, readable: true, writable: false })
   const weak = new WeakRef(transport)
   const holder = transport._holder
   const current = () => {
@@ -288,7 +290,7 @@ function attachReader(transport, fd, generation) {
   // through the transport, never captured: the socket must not keep a forgotten client alive.)
   /** @param {any} t the transport (a face, or a transport of its own) */
   const feedEnd = (t) => (generation === undefined ? t._native.feedEnd() : t._native.feedEnd(generation))
-  /** @param {any} t @param {Buffer} chunk */
+  /** @param {any} t @param {Uint8Array} chunk */
   const feed = (t, chunk) => (generation === undefined ? t._native.feed(chunk) : t._native.feed(generation, chunk))
   const end = () => {
     const t = current()
@@ -296,22 +298,90 @@ function attachReader(transport, fd, generation) {
     t._socket = null
     t._onEvents(feedEnd(t))
   }
-  socket.on('data', (chunk) => {
-    const t = current()
-    if (t) t._onEvents(feed(t, chunk))
-  })
-  socket.on('end', end)
-  socket.on('close', end)
-  socket.on('error', (err) => {
-    const t = current()
-    if (t?._connected) t._call(t.onError, err)
-    end()
-  })
+  /** @type {ReaderEvents} */
+  const on = {
+    data: (chunk) => {
+      const t = current()
+      if (t) t._onEvents(feed(t, chunk))
+    },
+    end,
+    error: (err) => {
+      const t = current()
+      if (t?._connected) t._call(t.onError, err)
+      end()
+    },
+  }
+  const socket = Bun ? new BunReader(fd, on) : nodeReader(fd, on)
   if (!transport._held) socket.unref()
   const previous = transport._socket
   transport._socket = socket
   // A reader of an earlier connection of the same face stops delivering (its socket is replaced).
   if (previous) previous.destroy()
+}
+
+/**
+ * What a stdout reader reports: each chunk, the end of the stream (possibly twice), a failure.
+ * @typedef {{ data(chunk: Uint8Array): void, end(): void, error(err: Error): void }} ReaderEvents
+ */
+/** A stdout reader: reading keeps the event loop alive only while referenced. @typedef {{ ref(): void, unref(): void, destroy(): void }} Reader */
+
+/**
+ * @param {number} fd
+ * @param {ReaderEvents} on
+ * @returns {Reader}
+ */
+function nodeReader(fd, on) {
+  const socket = new net.Socket({ fd, readable: true, writable: false })
+  socket.on('data', on.data)
+  socket.on('end', on.end)
+  socket.on('close', on.end)
+  socket.on('error', on.error)
+  return socket
+}
+
+/** A socket descriptor read on Bun's event loop (Bun.connect({ fd }); ready a tick later). */
+class BunReader {
+  /**
+   * @param {number} fd
+   * @param {ReaderEvents} on
+   */
+  constructor(fd, on) {
+    /** @type {any} Bun's Socket, once connected */
+    this._sock = null
+    this._refd = true
+    this._destroyed = false
+    Bun.connect({
+      fd,
+      socket: {
+        data: (/** @type {any} */ _s, /** @type {Uint8Array} */ chunk) => on.data(chunk),
+        end: () => on.end(),
+        close: () => on.end(),
+        error: (/** @type {any} */ _s, /** @type {Error} */ err) => on.error(err),
+      },
+    }).then(
+      (/** @type {any} */ sock) => {
+        this._sock = sock
+        if (this._destroyed) sock.terminate()
+        else if (!this._refd) sock.unref()
+      },
+      (/** @type {Error} */ err) => on.error(err),
+    )
+  }
+
+  ref() {
+    this._refd = true
+    this._sock?.ref()
+  }
+
+  unref() {
+    this._refd = false
+    this._sock?.unref()
+  }
+
+  destroy() {
+    this._destroyed = true
+    this._sock?.terminate()
+  }
 }
 
 // The native callback holds only this closure: a weak reference to the transport while it is idle
@@ -439,7 +509,7 @@ class NativeTransport {
     this._closeDone = null
     /** @type {{ strong: NativeTransport<N, C> | null }} */
     this._holder = { strong: null }
-    /** @type {import('node:net').Socket | null} the stdout reader (stdio with JS_READER) */
+    /** @type {Reader | null} the stdout reader (stdio with JS_READER) */
     this._socket = null
     this._nextId = 1
     /** @type {Array<number | string>} four entries a request: id, deadline, method JSON, params JSON */

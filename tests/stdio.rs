@@ -442,3 +442,50 @@ async fn large_answers_come_raw_to_a_sink_that_asks() {
     let result = tokio::time::timeout(WAIT, waiting).await.unwrap().unwrap();
     assert!(result.unwrap().get().contains(&big));
 }
+
+#[tokio::test]
+async fn a_caller_that_reads_stdout_gets_a_socket_and_feeds_it() {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+
+    let mut config = fixture(&[]);
+    config.caller_reads_stdout = true;
+    let (t, _rx) = connect(config);
+    let fd = t.take_stdout_fd().expect("the descriptor, once");
+    assert!(t.take_stdout_fd().is_none(), "taken once");
+    // SAFETY: fstat into a zeroed struct on a descriptor we own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::fstat(fd.as_raw_fd(), &mut st) }, 0);
+    assert_eq!(
+        st.st_mode & libc::S_IFMT,
+        libc::S_IFSOCK,
+        "a socket, not a pipe"
+    );
+
+    let id = t.request("stdout-kind", None, 30_000).unwrap();
+    // Read on a thread of our own, as a runtime's event loop would, and feed what comes.
+    let mut stream = std::os::unix::net::UnixStream::from(fd);
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut chunks = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut buf).expect("read in time");
+            chunks.push(buf[..n].to_vec());
+            if n == 0 || buf[..n].contains(&b'\n') {
+                return chunks;
+            }
+        }
+    });
+    let mut events = Vec::new();
+    for chunk in reader.join().unwrap() {
+        events.extend(t.feed(&chunk));
+    }
+    let result = events.iter().find_map(|e| match e {
+        Event::Response { id: got, result } if *got == id => result.as_ref().map(|r| r.get()),
+        _ => None,
+    });
+    // The server sees a socket too.
+    assert_eq!(result, Some(r#"{"socket":true,"fifo":false}"#));
+    assert!(t.close());
+}

@@ -85,10 +85,11 @@ pub struct StdioConfig {
     /// See [`DEFAULT_KILL_GRACE_MS`].
     #[serde(default = "default_grace")]
     pub kill_grace_ms: u64,
-    /// The caller reads stdout itself: it takes the descriptor with
-    /// [`StdioTransport::take_stdout_fd`] and hands every chunk to [`StdioTransport::feed`] and
-    /// the end of stream to [`StdioTransport::feed_end`]. The binding does this on Node, whose
-    /// event loop then wakes once per answer instead of twice (I/O thread, then JS thread).
+    /// The caller reads stdout itself: it takes the descriptor (a Unix socket rather than a
+    /// pipe, so that Bun can read it too) with [`StdioTransport::take_stdout_fd`] and hands every
+    /// chunk to [`StdioTransport::feed`] and the end of stream to [`StdioTransport::feed_end`].
+    /// The binding does this on Node and on Bun, whose event loop then wakes once per answer
+    /// instead of twice (I/O thread, then JS thread).
     #[serde(default)]
     pub caller_reads_stdout: bool,
 }
@@ -137,7 +138,7 @@ pub const OWN_IDS_FROM: u64 = 1 << 52;
 pub struct StdioTransport {
     shared: Arc<Shared>,
     pid: u32,
-    /// With `caller_reads_stdout`, the stdout pipe until the caller takes it.
+    /// With `caller_reads_stdout`, our end of the stdout socket until the caller takes it.
     stdout: Mutex<Option<OwnedFd>>,
     next_id: AtomicU64,
     timeout_ms: u64,
@@ -154,7 +155,7 @@ impl StdioTransport {
     ) -> Result<Self, Error> {
         let rt = runtime::handle();
         let _enter = rt.enter();
-        let mut child = spawn(config)?;
+        let (mut child, caller_end) = spawn(config)?;
         // A child whose id cannot be read has already been reaped; never go on with group 0
         // (that would be the host's own group).
         let Some(pid) = child.id().filter(|&p| runtime::is_server_group(p as i32)) else {
@@ -166,22 +167,19 @@ impl StdioTransport {
         let pgid = pid as i32;
         let registry_key = runtime::register_group(pgid);
         let (stdin, stdout, stderr) =
-            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-                (Some(i), Some(o), Some(e)) => (i, o, e),
-                _ => unreachable!("all three pipes were requested"),
-            };
-        let external = config.caller_reads_stdout;
+            (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stderr)) = (stdin, stderr) else {
+            unreachable!("stdin and stderr are always pipes")
+        };
         let pipes = (|| {
             let stdin = async_fd(stdin.into_owned_fd()?, Interest::WRITABLE)?;
-            let stdout = stdout.into_owned_fd()?;
-            let (mine, theirs) = if external {
-                (None, Some(stdout))
-            } else {
-                (Some(async_fd(stdout, Interest::READABLE)?), None)
+            let mine = match stdout {
+                Some(pipe) => Some(async_fd(pipe.into_owned_fd()?, Interest::READABLE)?),
+                None => None,
             };
-            Ok::<_, std::io::Error>((stdin, mine, theirs))
+            Ok::<_, std::io::Error>((stdin, mine))
         })();
-        let (stdin, stdout, stdout_for_caller) = match pipes {
+        let (stdin, stdout) = match pipes {
             Ok(pipes) => pipes,
             Err(e) => {
                 runtime::signal_group(pgid, libc::SIGKILL);
@@ -189,6 +187,7 @@ impl StdioTransport {
                 return Err(Error::Io(format!("pipe setup failed: {e}")));
             }
         };
+        let stdout_for_caller = caller_end;
         let flags = Arc::new(Flags::default());
         let shared = Arc::new(Shared {
             table: Mutex::new(Table {
@@ -249,7 +248,8 @@ impl StdioTransport {
             .store(requests, Ordering::Relaxed);
     }
 
-    /// With `caller_reads_stdout`: the stdout pipe, once. The caller owns it from then on and
+    /// With `caller_reads_stdout`: our end of the server's stdout (a Unix socket, see
+    /// `process::spawn`), once. The caller owns it from then on and
     /// hands what it reads to [`StdioTransport::feed`].
     pub fn take_stdout_fd(&self) -> Option<OwnedFd> {
         self.stdout.lock().unwrap_or_else(|e| e.into_inner()).take()

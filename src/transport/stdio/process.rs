@@ -25,11 +25,29 @@ pub(super) fn async_fd(fd: OwnedFd, interest: Interest) -> std::io::Result<Async
     unsafe { AsyncFd::register_with_interest(fd, interest) }.map_err(|e| e.into_parts().1)
 }
 
-pub(super) fn spawn(config: &StdioConfig) -> Result<Child, Error> {
+/// Starts the server. Its stdin and stderr are pipes. Its stdout is a pipe too, except with
+/// `caller_reads_stdout`: then it is one end of a Unix socket pair, whose other end is returned
+/// for the caller. A socket is what the runtimes can read on their own event loop — Node's
+/// `net.Socket` reads either, but Bun wraps a descriptor (`Bun.connect({ fd })`) only when it is
+/// a socket — and it is what servers get from Node's own `child_process` (libuv makes stdio
+/// pipes as socket pairs), so servers written for Node hosts expect it.
+pub(super) fn spawn(config: &StdioConfig) -> Result<(Child, Option<OwnedFd>), Error> {
+    let (stdout, caller_end) = if config.caller_reads_stdout {
+        // Both ends are close-on-exec; the child's end is dup'ed onto its fd 1 and the parent's
+        // copy closes when `cmd` is dropped at the end of this function.
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair()
+            .map_err(|e| Error::Io(format!("pipe setup failed: {e}")))?;
+        (
+            Stdio::from(OwnedFd::from(theirs)),
+            Some(OwnedFd::from(ours)),
+        )
+    } else {
+        (Stdio::piped(), None)
+    };
     let mut cmd = tokio::process::Command::new(&config.command);
     cmd.args(&config.args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(stdout)
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(false);
@@ -48,7 +66,8 @@ pub(super) fn spawn(config: &StdioConfig) -> Result<Child, Error> {
         }
     }
     end_with_host(&mut cmd);
-    cmd.spawn().map_err(|e| Error::spawn(&config.command, &e))
+    let child = cmd.spawn().map_err(|e| Error::spawn(&config.command, &e))?;
+    Ok((child, caller_end))
 }
 
 /// Ties the server to the host process for the case the exit hook cannot cover: the host dying
