@@ -167,6 +167,44 @@ describe('large answers', () => {
     expect(all.map((r) => r.i)).toEqual([1, 1, 2, 2, 3, 3])
   })
 
+  // On Bun the JS thread reads until a long line comes, then the Rust I/O thread reads it and
+  // hands back (handOverLongLines): the JS thread gets the answer in one piece.
+  const handsOver = !!process.versions.bun && process.env.MCP_NATIVE_RUST_READER !== '1'
+
+  it('a long line is read off the JS thread where the runtime can pause (Bun), chunk by chunk elsewhere', async () => {
+    const t = await connect()
+    let feeds = 0
+    const feed = t._native.feed.bind(t._native)
+    t._native.feed = (chunk) => {
+      feeds++
+      return feed(chunk)
+    }
+    for (let i = 0; i < 3; i++) {
+      feeds = 0
+      const r = await t.request('big', { bytes: 8 * 1024 * KIB })
+      expect(r.data.length).toBe(8 * 1024 * KIB)
+      if (handsOver) expect(feeds).toBeLessThanOrEqual(2)
+      else if (t._socket) expect(feeds).toBeGreaterThan(8) // 8 MiB never comes in 8 reads
+      // Reading goes on on the JS thread afterwards, and small answers flow as before.
+      expect(await t.request('echo', { i })).toEqual({ i })
+    }
+  })
+
+  it('a large answer written just before the server exits is delivered, between the notifications around it', async () => {
+    const t = await connect()
+    const seen = []
+    t.onNotification = (method) => seen.push(method)
+    const closed = new Promise((resolve) => {
+      t.onClose = resolve
+    })
+    const r = await t.request('big-then-exit', { bytes: 3 * 1024 * KIB })
+    expect(r.data.length).toBe(3 * 1024 * KIB)
+    expect(seen[0]).toBe('before')
+    await closed
+    expect(seen).toEqual(['before', 'after'])
+    expect(t.connected).toBe(false)
+  })
+
   it('the memory under large answers is given back once they are collected', async () => {
     const gc = await collector()
     const t = await connect()

@@ -41,7 +41,7 @@ const FLUSH_AT = 8 * 4
  * One event of a batch from Rust (binding/sink.rs). Results and params are the server's JSON as
  * it came: any JSON value, hence `any`.
  * @typedef {[0, number, any?] | [1, number, ErrorDescriptor] | [2, string, any?] | [3, string | number, string, any?]
- *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null] | [14, number, string]} NativeEvent
+ *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null] | [14, number, string] | [15] | [16]} NativeEvent
  */
 /**
  * A batch of events from Rust (binding/sink.rs): its JSON text, or, when it carries large answers
@@ -323,7 +323,7 @@ function attachReader(transport, fd, generation) {
  * What a stdout reader reports: each chunk, the end of the stream (possibly twice), a failure.
  * @typedef {{ data(chunk: Uint8Array): void, end(): void, error(err: Error): void }} ReaderEvents
  */
-/** A stdout reader: reading keeps the event loop alive only while referenced. @typedef {{ ref(): void, unref(): void, destroy(): void }} Reader */
+/** A stdout reader: reading keeps the event loop alive only while referenced. @typedef {{ ref(): void, unref(): void, destroy(): void, pause(): void, resume(): void }} Reader */
 
 /**
  * @param {number} fd
@@ -349,20 +349,24 @@ class BunReader {
     /** @type {any} Bun's Socket, once connected */
     this._sock = null
     this._refd = true
+    this._paused = false
     this._destroyed = false
     Bun.connect({
       fd,
       socket: {
-        data: (/** @type {any} */ _s, /** @type {Uint8Array} */ chunk) => on.data(chunk),
+        // The socket comes with its first chunk, maybe before the promise: adopted then, so
+        // that a pause asked for by that chunk's events takes effect before the next read.
+        data: (/** @type {any} */ sock, /** @type {Uint8Array} */ chunk) => {
+          if (!this._sock) this._adopt(sock)
+          on.data(chunk)
+        },
         end: () => on.end(),
         close: () => on.end(),
         error: (/** @type {any} */ _s, /** @type {Error} */ err) => on.error(err),
       },
     }).then(
       (/** @type {any} */ sock) => {
-        this._sock = sock
-        if (this._destroyed) sock.terminate()
-        else if (!this._refd) sock.unref()
+        if (!this._sock) this._adopt(sock)
       },
       (/** @type {Error} */ err) => on.error(err),
     )
@@ -376,6 +380,24 @@ class BunReader {
   unref() {
     this._refd = false
     this._sock?.unref()
+  }
+
+  /** @param {any} sock Bun's Socket: takes on the state asked for before it came */
+  _adopt(sock) {
+    this._sock = sock
+    if (this._destroyed) return sock.terminate()
+    if (!this._refd) sock.unref()
+    if (this._paused) sock.pause()
+  }
+
+  pause() {
+    this._paused = true
+    this._sock?.pause()
+  }
+
+  resume() {
+    this._paused = false
+    this._sock?.resume()
   }
 
   destroy() {
@@ -473,6 +495,9 @@ function nativeConfig(config) {
     maxMessageBytes: c.maxMessageBytes,
     killGraceMs: c.killGraceMs,
     callerReadsStdout: JS_READER,
+    // Bun's socket stops reading at once when paused (a Node stream reads ahead): there, the
+    // Rust I/O thread reads long lines (events 15, 16), and the JS thread only parses them.
+    handOverLongLines: JS_READER && !!Bun,
   })
 }
 
@@ -773,6 +798,12 @@ class NativeTransport {
         entry.resolve(message.result)
         break
       }
+      case 15: // a long line is arriving: the Rust I/O thread reads it (handOverLongLines)
+        this._socket?.pause()
+        break
+      case 16: // it is in: read again
+        this._socket?.resume()
+        break
       case 2:
         if (ev[1] === 'notifications/progress' && ev[2]) {
           const entry = this._pending.get(ev[2].progressToken)

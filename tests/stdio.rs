@@ -489,3 +489,133 @@ async fn a_caller_that_reads_stdout_gets_a_socket_and_feeds_it() {
     assert_eq!(result, Some(r#"{"socket":true,"fifo":false}"#));
     assert!(t.close());
 }
+
+/// A caller that reads stdout with hand-over, as Bun's binding does: its socket, and the sink's
+/// events (large answers raw).
+fn hand_over_fixture() -> (
+    StdioTransport,
+    mpsc::UnboundedReceiver<Event>,
+    std::os::unix::net::UnixStream,
+) {
+    let mut config = fixture(&[]);
+    config.caller_reads_stdout = true;
+    config.hand_over_long_lines = true;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let t = StdioTransport::spawn(&config, Arc::new(ChannelSink(tx, Some(1024))), 30_000)
+        .expect("spawn fixture");
+    let stream = std::os::unix::net::UnixStream::from(t.take_stdout_fd().unwrap());
+    (t, rx, stream)
+}
+
+/// One read of at most 128 KiB, waiting for data (the transport makes the socket non-blocking
+/// when it reads it too) without blocking the runtime the transport's tasks run on.
+async fn read_some(stream: &mut std::os::unix::net::UnixStream) -> Vec<u8> {
+    use std::io::Read;
+    stream.set_nonblocking(true).unwrap();
+    let mut buf = vec![0u8; 128 * 1024];
+    let started = Instant::now();
+    loop {
+        match stream.read(&mut buf) {
+            Ok(n) => {
+                buf.truncate(n);
+                return buf;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && started.elapsed() < WAIT => {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            Err(e) => panic!("read: {e}"),
+        }
+    }
+}
+
+/// Events from the sink until the transport hands stdout back (that event included).
+async fn until_handed_back(rx: &mut mpsc::UnboundedReceiver<Event>) -> Vec<Event> {
+    let mut events = Vec::new();
+    loop {
+        let event = next(rx).await;
+        let back = matches!(event, Event::CallerReads(true));
+        events.push(event);
+        if back {
+            return events;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_long_line_is_read_by_the_transport_and_handed_back() {
+    let (t, mut rx, mut stream) = hand_over_fixture();
+    for round in 0..2 {
+        let big = t
+            .request("big", Some(r#"{"bytes":2097152}"#), 30_000)
+            .unwrap();
+        // The caller reads until told to stop: after the start of the long line only.
+        let mut fed = 0;
+        loop {
+            let chunk = read_some(&mut stream).await;
+            assert!(!chunk.is_empty(), "the server is still up");
+            fed += chunk.len();
+            match &t.feed(&chunk)[..] {
+                [] => continue,
+                [Event::CallerReads(false)] => break,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(fed < 1 << 20, "fed {fed} bytes");
+        // The transport reads the rest and sends the answer, raw, then hands back.
+        let handed = until_handed_back(&mut rx).await;
+        assert!(
+            matches!(&handed[..], [Event::RawAnswer { id, message, ascii: true }, Event::CallerReads(true)] if *id == big && message.len() > 2097152),
+            "{handed:?}"
+        );
+        // The caller reads again, and small answers come from its feed.
+        let params = format!(r#"{{"round":{round}}}"#);
+        let echo = t.request("echo", Some(&params), 30_000).unwrap();
+        let answer = loop {
+            let events = t.feed(&read_some(&mut stream).await);
+            if let Some(Event::Response { id, result }) = events.first() {
+                assert_eq!(*id, echo);
+                break result.as_ref().map(|r| r.get().to_owned());
+            }
+            assert!(events.is_empty(), "{events:?}");
+        };
+        assert_eq!(answer, Some(params));
+    }
+    assert!(t.close());
+}
+
+#[tokio::test]
+async fn a_long_line_handed_over_after_the_server_exited_is_still_read() {
+    let (t, mut rx, mut stream) = hand_over_fixture();
+    let pid = t.pid().unwrap();
+    let id = t
+        .request("big-then-exit", Some(r#"{"bytes":600000}"#), 30_000)
+        .unwrap();
+    // The server writes it all (the socket holds it) and exits; once it is reaped, the
+    // transport is past serving and only waits for the caller to reach the end.
+    let started = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(
+            started.elapsed() < WAIT,
+            "the server exits: {:?}",
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        );
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let first = t.feed(&read_some(&mut stream).await);
+    assert!(
+        matches!(&first[..], [Event::Notification { method, .. }, Event::CallerReads(false)] if method == "before"),
+        "{first:?}"
+    );
+    let handed = until_handed_back(&mut rx).await;
+    assert!(
+        matches!(&handed[..], [Event::RawAnswer { id: got, .. }, Event::Notification { method, .. }, Event::CallerReads(true)] if *got == id && method == "after"),
+        "{handed:?}"
+    );
+    // The caller finds the end itself.
+    assert!(read_some(&mut stream).await.is_empty());
+    assert!(t.feed_end().is_empty());
+    match next(&mut rx).await {
+        Event::Closed(Some(e)) => assert_eq!(e.to_string(), "Transport closed"),
+        other => panic!("unexpected {other:?}"),
+    }
+}

@@ -345,6 +345,7 @@ fn write_event(batch: &mut Delivery, event: Event) {
             let _ = write!(out, "[14,{id},{}", batch.raws.len());
             batch.raws.push((message, ascii));
         }
+        Event::CallerReads(again) => out.push_str(if again { "[16" } else { "[15" }),
     }
     out.push(']');
 }

@@ -130,7 +130,7 @@ fn scalar_text(value: &Value) -> Option<String> {
 }
 
 /// The stdio transport config from `core.js`: `{ command, args, env, cwd, timeout,
-/// maxMessageBytes, killGraceMs, callerReadsStdout }` (`env` already merged over the process's),
+/// maxMessageBytes, killGraceMs, callerReadsStdout, handOverLongLines }` (`env` already merged over the process's),
 /// and its `timeout` (default 30 s).
 pub fn stdio_config(json: &str) -> Result<(StdioConfig, u64), Error> {
     let f = Fields::parse(json)?;
@@ -143,6 +143,7 @@ pub fn stdio_config(json: &str) -> Result<(StdioConfig, u64), Error> {
         max_message_bytes: f.bytes("maxMessageBytes", STDIO_MAX)?,
         kill_grace_ms: f.millis("killGraceMs", DEFAULT_KILL_GRACE_MS)?,
         caller_reads_stdout: f.opt_bool("callerReadsStdout"),
+        hand_over_long_lines: f.opt_bool("handOverLongLines"),
     };
     Ok((config, timeout))
 }

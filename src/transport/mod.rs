@@ -84,6 +84,10 @@ pub enum Event {
     /// The connection ended; always the last event of a connection. `None` after `close()`,
     /// otherwise the reason every pending request fails with.
     Closed(Option<Error>),
+    /// Who reads a caller-read stdout now (stdio with `hand_over_long_lines`): `false` — stop
+    /// reading, the transport reads until the long line on its way is complete (returned by
+    /// `feed`); `true` — read again (through the sink, after the events of what it read).
+    CallerReads(bool),
 }
 
 /// One outgoing request and its options. The method and params are JSON text, borrowed from the

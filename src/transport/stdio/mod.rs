@@ -92,7 +92,19 @@ pub struct StdioConfig {
     /// instead of twice (I/O thread, then JS thread).
     #[serde(default)]
     pub caller_reads_stdout: bool,
+    /// With `caller_reads_stdout`: while a long line arrives (from [`HAND_OVER_AT`] bytes), the
+    /// transport's I/O thread reads it instead of the caller, which [`Event::CallerReads`] tells
+    /// to stop and to start again. A caller on a JS thread then spends on a large answer only
+    /// the parse, not the reading, copying and checking of every chunk. The caller must be able
+    /// to stop reading at once (Bun's sockets can; a Node stream reads ahead).
+    #[serde(default)]
+    pub hand_over_long_lines: bool,
 }
+
+/// See [`StdioConfig::hand_over_long_lines`]: the partial line at which the transport takes
+/// over reading, and below which (after a read) it hands back. The size at which answers start
+/// to cross unparsed (binding `RAW_ANSWER_BYTES`) and the pipe grows ([`pipe`]).
+pub const HAND_OVER_AT: usize = 64 * 1024;
 
 fn default_max() -> usize {
     DEFAULT_MAX_MESSAGE_BYTES
@@ -112,6 +124,7 @@ impl StdioConfig {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             kill_grace_ms: DEFAULT_KILL_GRACE_MS,
             caller_reads_stdout: false,
+            hand_over_long_lines: false,
         }
     }
 }
@@ -187,6 +200,19 @@ impl StdioTransport {
                 return Err(Error::Io(format!("pipe setup failed: {e}")));
             }
         };
+        // With hand-over, a copy of the caller's socket, for the owner to read long lines from
+        // (registered with the reactor only while it does, so that small answers never wake it).
+        let hand_over = match &caller_end {
+            Some(fd) if config.hand_over_long_lines => match fd.try_clone() {
+                Ok(copy) => Some(copy),
+                Err(e) => {
+                    runtime::signal_group(pgid, libc::SIGKILL);
+                    runtime::unregister_group(registry_key);
+                    return Err(Error::Io(format!("pipe setup failed: {e}")));
+                }
+            },
+            _ => None,
+        };
         let stdout_for_caller = caller_end;
         let flags = Arc::new(Flags::default());
         let shared = Arc::new(Shared {
@@ -210,6 +236,8 @@ impl StdioTransport {
             flags: flags.clone(),
             max_message_bytes: config.max_message_bytes,
             pipe: std::sync::OnceLock::new(),
+            hand_over: hand_over.is_some(),
+            handed_over: AtomicBool::new(false),
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
         let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), flags, sink));
@@ -219,6 +247,9 @@ impl StdioTransport {
             registry_key,
             stdin: Some(stdin),
             stdout,
+            caller_reads: config.caller_reads_stdout,
+            hand_over,
+            handing: None,
             kill_grace: Duration::from_millis(config.kill_grace_ms),
             shared: shared.clone(),
             tail,

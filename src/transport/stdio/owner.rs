@@ -7,13 +7,14 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::process::Child;
 use tokio::time::Instant;
 
 use super::DRAIN_AFTER_EXIT;
 use super::pipe;
-use super::process::exit_info;
+use super::process::{async_fd, exit_info};
 use super::shared::{Shared, State};
 use super::stderr::Tail;
 use crate::error::Error;
@@ -41,6 +42,9 @@ enum Read {
     Frames(Vec<Frame>),
     /// End of stream, with the final unterminated line if any.
     End(Option<Frame>),
+    /// Reading a handed-over stdout: the long line is complete (or the stream ended, or failed:
+    /// the caller sees that for itself); the frames of the last read, and the caller reads again.
+    HandBack(Vec<Frame>),
 }
 
 /// Reads what stdout has and decodes it; never completes when the caller reads stdout itself.
@@ -50,16 +54,26 @@ enum Read {
 /// that what arrives meanwhile is read, parsed and delivered in one go. A consumer that keeps up
 /// never waits here, and no extra wake-up happens. Cancel-safe: bytes leave the pipe only in the
 /// final synchronous read.
+///
+/// `handing`: `stdout` is the caller's, handed over ([`super::StdioConfig::hand_over_long_lines`]):
+/// the end of the stream, an error, or a read after which no long line is left incomplete hands
+/// it back ([`Read::HandBack`]); the end is left for the caller to find (a socket's end is
+/// found again by every read).
 async fn read_paced(
     stdout: &Option<AsyncFd<OwnedFd>>,
     shared: &Shared,
     pace: bool,
+    handing: bool,
 ) -> std::io::Result<Read> {
     let Some(stdout) = stdout else {
         return std::future::pending().await;
     };
     loop {
-        let mut guard = stdout.readable().await?;
+        let mut guard = match stdout.readable().await {
+            Ok(guard) => guard,
+            Err(_) if handing => return Ok(Read::HandBack(Vec::new())),
+            Err(e) => return Err(e),
+        };
         while let Some(taken) = shared.sink.backlog().filter(|_| pace) {
             taken.notified().await;
         }
@@ -71,14 +85,34 @@ async fn read_paced(
             // is valid for writes; `fd` is the open stdout pipe owned by the AsyncFd.
             let n = unsafe { libc::read(fd.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
             if n < 0 {
-                return Err(std::io::Error::last_os_error());
+                let e = std::io::Error::last_os_error();
+                let retry = matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                );
+                return if handing && !retry {
+                    Ok(Read::HandBack(Vec::new()))
+                } else {
+                    Err(e)
+                };
             }
             if n == 0 {
-                return Ok(Read::End(reader.finish()));
+                return Ok(if handing {
+                    Read::HandBack(Vec::new())
+                } else {
+                    Read::End(reader.finish())
+                });
             }
             // SAFETY: the kernel initialised exactly `n` bytes of the spare capacity.
             unsafe { buf.set_len(buf.len() + n as usize) };
             let frames = std::iter::from_fn(|| reader.next_frame()).collect();
+            if handing {
+                return Ok(if reader.partial_len() < super::HAND_OVER_AT {
+                    Read::HandBack(frames)
+                } else {
+                    Read::Frames(frames)
+                });
+            }
             // What is left is one incomplete line: a large message on its way.
             if reader.partial_len() >= pipe::GROW_AT {
                 shared.grow_pipe(fd.as_raw_fd());
@@ -115,6 +149,12 @@ pub(super) struct Owner {
     pub(super) stdin: Option<AsyncFd<OwnedFd>>,
     /// `None` when the caller reads stdout.
     pub(super) stdout: Option<AsyncFd<OwnedFd>>,
+    /// The caller reads stdout (`caller_reads_stdout`).
+    pub(super) caller_reads: bool,
+    /// With hand-over: a copy of the caller's stdout socket.
+    pub(super) hand_over: Option<OwnedFd>,
+    /// While the caller's stdout is handed over: that copy, registered for reading.
+    pub(super) handing: Option<AsyncFd<OwnedFd>>,
     pub(super) kill_grace: Duration,
     pub(super) shared: Arc<Shared>,
     pub(super) tail: Arc<Mutex<Tail>>,
@@ -158,7 +198,8 @@ impl Owner {
                 };
                 table.armed
             };
-            if self.stdout.is_none() && self.shared.stdout_eof.load(Ordering::Acquire) {
+            self.take_over();
+            if self.caller_reads && self.shared.stdout_eof.load(Ordering::Acquire) {
                 return self.ended(None); // the caller reached the end of stdout
             }
             if self.shared.broken.load(Ordering::Acquire) {
@@ -179,8 +220,14 @@ impl Owner {
             tokio::select! {
                 biased;
                 // Cancel-safe: bytes are only taken from the pipe in the last, synchronous step.
-                read = read_paced(&self.stdout, &self.shared, true) => match read {
+                read = read_paced(
+                    if self.caller_reads { &self.handing } else { &self.stdout },
+                    &self.shared,
+                    true,
+                    self.caller_reads,
+                ) => match read {
                     Ok(Read::Frames(frames)) => self.on_frames(frames.into_iter()),
+                    Ok(Read::HandBack(frames)) => self.hand_back(frames),
                     Ok(Read::End(last)) => {
                         self.on_frames(last.into_iter());
                         return self.ended(None);
@@ -246,6 +293,29 @@ impl Owner {
         self.shared.sink.emit_all(events);
     }
 
+    /// The caller handed its stdout over ([`Shared::feed`]): starts reading it, if not yet.
+    /// Should that fail, hands it straight back (the caller goes on reading).
+    fn take_over(&mut self) {
+        if self.handing.is_some() || !self.shared.handed_over.load(Ordering::Acquire) {
+            return;
+        }
+        let copy = self.hand_over.as_ref().map(|fd| fd.try_clone());
+        match copy.map(|fd| fd.and_then(|fd| async_fd(fd, Interest::READABLE))) {
+            Some(Ok(fd)) => self.handing = Some(fd),
+            _ => self.hand_back(Vec::new()),
+        }
+    }
+
+    /// The long line is in (or reading stopped): the caller reads again, after the events of
+    /// the last read, in the same batch.
+    fn hand_back(&mut self, frames: Vec<Frame>) {
+        self.handing = None;
+        self.shared.handed_over.store(false, Ordering::Release);
+        let mut events = self.shared.handle(frames.into_iter());
+        events.push(Event::CallerReads(true));
+        self.shared.sink.emit_all(events);
+    }
+
     /// Handles the frames of one read and delivers their events as one batch.
     fn on_frames(&self, frames: impl Iterator<Item = Frame>) {
         let events = self.shared.handle(frames);
@@ -259,11 +329,11 @@ impl Owner {
         // Whatever the server wrote before exiting is still in the pipe: read it first (or,
         // when the caller reads stdout, wait for the caller to reach its end).
         if exit.is_some() {
-            if self.stdout.is_some() {
+            if !self.caller_reads {
                 loop {
                     let read = tokio::time::timeout_at(
                         deadline,
-                        read_paced(&self.stdout, &self.shared, false),
+                        read_paced(&self.stdout, &self.shared, false, false),
                     );
                     match read.await {
                         Ok(Ok(Read::Frames(frames))) => self.on_frames(frames.into_iter()),
@@ -275,11 +345,26 @@ impl Owner {
                     }
                 }
             } else {
-                let wake = &self.shared.wake;
-                while !self.shared.stdout_eof.load(Ordering::Acquire) {
-                    if tokio::time::timeout_at(deadline, wake.notified())
-                        .await
-                        .is_err()
+                let shared = self.shared.clone();
+                loop {
+                    // A long line on its way (handed over before or while waiting) is read here,
+                    // then handed back for the caller to find the end.
+                    self.take_over();
+                    while self.handing.is_some() {
+                        let read = tokio::time::timeout_at(
+                            deadline,
+                            read_paced(&self.handing, &self.shared, false, true),
+                        );
+                        match read.await {
+                            Ok(Ok(Read::Frames(frames))) => self.on_frames(frames.into_iter()),
+                            Ok(Ok(Read::HandBack(frames))) => self.hand_back(frames),
+                            _ => self.hand_back(Vec::new()),
+                        }
+                    }
+                    if shared.stdout_eof.load(Ordering::Acquire)
+                        || tokio::time::timeout_at(deadline, shared.wake.notified())
+                            .await
+                            .is_err()
                     {
                         break;
                     }

@@ -37,6 +37,7 @@ pub(super) fn spawn(config: &StdioConfig) -> Result<(Child, Option<OwnedFd>), Er
         // copy closes when `cmd` is dropped at the end of this function.
         let (ours, theirs) = std::os::unix::net::UnixStream::pair()
             .map_err(|e| Error::Io(format!("pipe setup failed: {e}")))?;
+        allow_large_writes(&theirs);
         (
             Stdio::from(OwnedFd::from(theirs)),
             Some(OwnedFd::from(ours)),
@@ -68,6 +69,25 @@ pub(super) fn spawn(config: &StdioConfig) -> Result<(Child, Option<OwnedFd>), Er
     end_with_host(&mut cmd);
     let child = cmd.spawn().map_err(|e| Error::spawn(&config.command, &e))?;
     Ok((child, caller_end))
+}
+
+/// How much the server can write to a socket stdout before it waits for the reader: 1 MiB
+/// instead of the system default (about 208 KiB), so that a large answer comes in fewer,
+/// larger reads (as the pipe grows for the Rust reader, `pipe.rs`). A limit, not an allocation;
+/// the kernel caps it at `net.core.wmem_max`, silently; on failure the default stays.
+const STDOUT_SOCKET_BYTES: libc::c_int = 1 << 20;
+
+fn allow_large_writes(socket: &std::os::unix::net::UnixStream) {
+    // SAFETY: setsockopt on a socket we own, with a pointer to a c_int and its size.
+    unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            (&STDOUT_SOCKET_BYTES as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
 }
 
 /// Ties the server to the host process for the case the exit hook cannot cover: the host dying

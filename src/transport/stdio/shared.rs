@@ -71,6 +71,11 @@ pub(super) struct Shared {
     pub(super) max_message_bytes: usize,
     /// Set once the stdout pipe was offered to grow (see [`super::pipe`]): the grant, if it grew.
     pub(super) pipe: std::sync::OnceLock<Option<super::pipe::Grant>>,
+    /// The caller's stdout is handed over while long lines arrive
+    /// ([`super::StdioConfig::hand_over_long_lines`]).
+    pub(super) hand_over: bool,
+    /// The owner reads the caller's stdout now (set by [`Shared::feed`], cleared by the owner).
+    pub(super) handed_over: AtomicBool,
 }
 
 impl Shared {
@@ -196,14 +201,22 @@ impl Shared {
         Some((id, Answer::Raw(Event::RawAnswer { id, message, ascii })))
     }
 
-    /// Decodes a chunk of caller-read stdout; returns the events it completes.
+    /// Decodes a chunk of caller-read stdout; returns the events it completes. With hand-over,
+    /// when a long line is left incomplete, the last event tells the caller to stop reading:
+    /// the owner reads from here on, until it hands back.
     pub(super) fn feed(&self, data: &[u8]) -> Vec<Event> {
-        let frames: Vec<Frame> = {
+        let (frames, long): (Vec<Frame>, bool) = {
             let mut reader = self.reader.lock().unwrap_or_else(|e| e.into_inner());
             reader.extend(data);
-            std::iter::from_fn(|| reader.next_frame()).collect()
+            let frames = std::iter::from_fn(|| reader.next_frame()).collect();
+            (frames, reader.partial_len() >= super::HAND_OVER_AT)
         };
-        self.handle(frames.into_iter())
+        let mut events = self.handle(frames.into_iter());
+        if long && self.hand_over && !self.handed_over.swap(true, Ordering::AcqRel) {
+            events.push(Event::CallerReads(false));
+            self.wake.notify_one();
+        }
+        events
     }
 
     /// The end of a caller-read stdout: the last line, if unterminated; tells the owner.
