@@ -325,14 +325,27 @@ function attachReader(transport, fd, generation) {
  */
 /** A stdout reader: reading keeps the event loop alive only while referenced. @typedef {{ ref(): void, unref(): void, destroy(): void, pause(): void, resume(): void }} Reader */
 
+/** Where Node's stdout readers read (see nodeReader): 256 KiB, a read of a large answer. */
+let readBuffer = Buffer.alloc(0)
+
 /**
  * @param {number} fd
  * @param {ReaderEvents} on
  * @returns {Reader}
  */
 function nodeReader(fd, on) {
-  const socket = new net.Socket({ fd, readable: true, writable: false })
-  socket.on('data', on.data)
+  if (readBuffer.length === 0) readBuffer = Buffer.allocUnsafe(256 * 1024)
+  // `onread`: libuv reads into one buffer, shared by every connection (each chunk is consumed,
+  // copied into Rust, before the next read anywhere), and pause() stops reading at once. (Node's
+  // socket constructor takes `onread` as net.connect does; its types only list it for the latter.)
+  const socket = new net.Socket(
+    /** @type {import('node:net').SocketConstructorOpts} */ ({
+      fd,
+      readable: true,
+      writable: false,
+      onread: { buffer: readBuffer, callback: (/** @type {number} */ n, /** @type {Buffer} */ buf) => on.data(buf.subarray(0, n)) },
+    }),
+  )
   socket.on('end', on.end)
   socket.on('close', on.end)
   socket.on('error', on.error)
@@ -495,9 +508,8 @@ function nativeConfig(config) {
     maxMessageBytes: c.maxMessageBytes,
     killGraceMs: c.killGraceMs,
     callerReadsStdout: JS_READER,
-    // Bun's socket stops reading at once when paused (a Node stream reads ahead): there, the
-    // Rust I/O thread reads long lines (events 15, 16), and the JS thread only parses them.
-    handOverLongLines: JS_READER && !!Bun,
+    // The Rust I/O thread reads long lines (events 15, 16): the JS thread only parses them.
+    handOverLongLines: JS_READER,
   })
 }
 
