@@ -502,6 +502,20 @@ describe('who reads stdout', () => {
     expect((await t.request('reverse', { method: 'roots/list' })).answer.result).toEqual({ roots: [] })
   })
 
+  it('an answer written just before the server exits reaches a JS thread that was busy then', async () => {
+    const t = await connect()
+    const closed = new Promise((resolve) => {
+      t.onClose = resolve
+    })
+    const answer = t.request('big-then-exit', { bytes: 10 })
+    await new Promise((resolve) => setImmediate(resolve)) // the request is written
+    // The server answers and exits while this thread is busy for four times the usual drain.
+    const until = Date.now() + 400
+    while (Date.now() < until) {}
+    expect((await answer).data).toBe('x'.repeat(10))
+    await closed
+  })
+
   it('a reader replaced by a reconnect, or dropped by close, delivers nothing more', async () => {
     const t = await connect()
     const first = t._socket

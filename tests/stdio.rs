@@ -528,6 +528,28 @@ async fn read_some(stream: &mut std::os::unix::net::UnixStream) -> Vec<u8> {
     }
 }
 
+/// A caller-read fixture asked for `big-then-exit` of `bytes`, once the server has exited and
+/// the transport has reaped it; the request's id.
+async fn answered_then_exited(
+    bytes: usize,
+) -> (
+    StdioTransport,
+    mpsc::UnboundedReceiver<Event>,
+    std::os::unix::net::UnixStream,
+    u64,
+) {
+    let (t, rx, stream) = hand_over_fixture();
+    let pid = t.pid().unwrap();
+    let params = format!(r#"{{"bytes":{bytes}}}"#);
+    let id = t.request("big-then-exit", Some(&params), 30_000).unwrap();
+    let started = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(started.elapsed() < WAIT, "the server exits");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    (t, rx, stream, id)
+}
+
 /// Events from the sink until the transport hands stdout back (that event included).
 async fn until_handed_back(rx: &mut mpsc::UnboundedReceiver<Event>) -> Vec<Event> {
     let mut events = Vec::new();
@@ -585,22 +607,9 @@ async fn a_long_line_is_read_by_the_transport_and_handed_back() {
 
 #[tokio::test]
 async fn a_long_line_handed_over_after_the_server_exited_is_still_read() {
-    let (t, mut rx, mut stream) = hand_over_fixture();
-    let pid = t.pid().unwrap();
-    let id = t
-        .request("big-then-exit", Some(r#"{"bytes":600000}"#), 30_000)
-        .unwrap();
     // The server writes it all (the socket holds it) and exits; once it is reaped, the
     // transport is past serving and only waits for the caller to reach the end.
-    let started = Instant::now();
-    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
-        assert!(
-            started.elapsed() < WAIT,
-            "the server exits: {:?}",
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        );
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    let (t, mut rx, mut stream, id) = answered_then_exited(600_000).await;
     let first = t.feed(&read_some(&mut stream).await);
     assert!(
         matches!(&first[..], [Event::Notification { method, .. }, Event::CallerReads(false)] if method == "before"),
@@ -612,6 +621,32 @@ async fn a_long_line_handed_over_after_the_server_exited_is_still_read() {
         "{handed:?}"
     );
     // The caller finds the end itself.
+    assert!(read_some(&mut stream).await.is_empty());
+    assert!(t.feed_end().is_empty());
+    match next(&mut rx).await {
+        Event::Closed(Some(e)) => assert_eq!(e.to_string(), "Transport closed"),
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_caller_busy_when_the_server_exits_still_gets_its_last_answer() {
+    let (t, mut rx, mut stream, id) = answered_then_exited(1000).await;
+    // The caller is busy for four times the usual drain: its answer still waits for it.
+    tokio::time::sleep(4 * mcp_native::transport::stdio::DRAIN_AFTER_EXIT).await;
+    assert!(rx.try_recv().is_err(), "nothing reported yet");
+    let events = t.feed(&read_some(&mut stream).await);
+    let methods: Vec<_> = events
+        .iter()
+        .map(|e| match e {
+            Event::Notification { method, .. } => method.clone(),
+            Event::Response { id: got, .. } | Event::RawAnswer { id: got, .. } if *got == id => {
+                "answer".into()
+            }
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(methods, ["before", "answer", "after"]);
     assert!(read_some(&mut stream).await.is_empty());
     assert!(t.feed_end().is_empty());
     match next(&mut rx).await {

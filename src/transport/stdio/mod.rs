@@ -63,6 +63,11 @@ pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
 /// After the child exits on its own, how long to keep reading stdout/stderr for what it wrote last
 /// (a grandchild may hold the pipes open forever).
 pub const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
+/// When the caller reads stdout and the server has exited, how long the transport waits on for
+/// the caller to read what the server wrote last, as long as the socket still holds unread
+/// bytes (the caller's thread is busy — a JS thread in a long task): its requests are settled
+/// by those bytes rather than failed by the close. Past it, the close is reported.
+pub const CALLER_CATCH_UP: Duration = Duration::from_secs(10);
 
 /// How to start the server. Built by the binding from the JS config.
 #[derive(Debug, Clone, Deserialize)]
@@ -200,10 +205,11 @@ impl StdioTransport {
                 return Err(Error::Io(format!("pipe setup failed: {e}")));
             }
         };
-        // With hand-over, a copy of the caller's socket, for the owner to read long lines from
-        // (registered with the reactor only while it does, so that small answers never wake it).
-        let hand_over = match &caller_end {
-            Some(fd) if config.hand_over_long_lines => match fd.try_clone() {
+        // When the caller reads, a copy of its socket for the owner: to read long lines from
+        // with hand-over (registered with the reactor only while it does, so that small answers
+        // never wake it), and to see whether the caller has read everything after an exit.
+        let caller_copy = match &caller_end {
+            Some(fd) => match fd.try_clone() {
                 Ok(copy) => Some(copy),
                 Err(e) => {
                     runtime::signal_group(pgid, libc::SIGKILL);
@@ -236,7 +242,7 @@ impl StdioTransport {
             flags: flags.clone(),
             max_message_bytes: config.max_message_bytes,
             pipe: std::sync::OnceLock::new(),
-            hand_over: hand_over.is_some(),
+            hand_over: caller_copy.is_some() && config.hand_over_long_lines,
             handed_over: AtomicBool::new(false),
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
@@ -248,7 +254,7 @@ impl StdioTransport {
             stdin: Some(stdin),
             stdout,
             caller_reads: config.caller_reads_stdout,
-            hand_over,
+            caller_copy,
             handing: None,
             kill_grace: Duration::from_millis(config.kill_grace_ms),
             shared: shared.clone(),

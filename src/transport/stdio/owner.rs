@@ -12,11 +12,11 @@ use tokio::io::unix::AsyncFd;
 use tokio::process::Child;
 use tokio::time::Instant;
 
-use super::DRAIN_AFTER_EXIT;
 use super::pipe;
 use super::process::{async_fd, exit_info};
 use super::shared::{Shared, State};
 use super::stderr::Tail;
+use super::{CALLER_CATCH_UP, DRAIN_AFTER_EXIT};
 use crate::error::Error;
 use crate::framing::jsonl::Frame;
 use crate::runtime;
@@ -151,8 +151,8 @@ pub(super) struct Owner {
     pub(super) stdout: Option<AsyncFd<OwnedFd>>,
     /// The caller reads stdout (`caller_reads_stdout`).
     pub(super) caller_reads: bool,
-    /// With hand-over: a copy of the caller's stdout socket.
-    pub(super) hand_over: Option<OwnedFd>,
+    /// When the caller reads stdout: a copy of its socket.
+    pub(super) caller_copy: Option<OwnedFd>,
     /// While the caller's stdout is handed over: that copy, registered for reading.
     pub(super) handing: Option<AsyncFd<OwnedFd>>,
     pub(super) kill_grace: Duration,
@@ -299,11 +299,22 @@ impl Owner {
         if self.handing.is_some() || !self.shared.handed_over.load(Ordering::Acquire) {
             return;
         }
-        let copy = self.hand_over.as_ref().map(|fd| fd.try_clone());
+        let copy = self.caller_copy.as_ref().map(|fd| fd.try_clone());
         match copy.map(|fd| fd.and_then(|fd| async_fd(fd, Interest::READABLE))) {
             Some(Ok(fd)) => self.handing = Some(fd),
             _ => self.hand_back(Vec::new()),
         }
+    }
+
+    /// The caller's stdout socket still holds bytes the caller has not read.
+    fn caller_behind(&self) -> bool {
+        let Some(fd) = &self.caller_copy else {
+            return false;
+        };
+        let mut unread: libc::c_int = 0;
+        // SAFETY: FIONREAD on a socket we hold a copy of, into a c_int.
+        let ok = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut unread) } == 0;
+        ok && unread > 0
     }
 
     /// The long line is in (or reading stopped): the caller reads again, after the events of
@@ -325,7 +336,8 @@ impl Owner {
     /// The process exited, its stdout ended or its stdin broke: collect what it said last,
     /// report (`cause`, when given, is the one error `onError` gets), clean up.
     async fn ended_on_its_own(&mut self, exit: Option<ExitStatus>, cause: Option<Error>) {
-        let deadline = Instant::now() + DRAIN_AFTER_EXIT;
+        let mut deadline = Instant::now() + DRAIN_AFTER_EXIT;
+        let catch_up_until = Instant::now() + CALLER_CATCH_UP;
         // Whatever the server wrote before exiting is still in the pipe: read it first (or,
         // when the caller reads stdout, wait for the caller to reach its end).
         if exit.is_some() {
@@ -361,11 +373,19 @@ impl Owner {
                             _ => self.hand_back(Vec::new()),
                         }
                     }
-                    if shared.stdout_eof.load(Ordering::Acquire)
-                        || tokio::time::timeout_at(deadline, shared.wake.notified())
-                            .await
-                            .is_err()
+                    if shared.stdout_eof.load(Ordering::Acquire) {
+                        break;
+                    }
+                    if tokio::time::timeout_at(deadline, shared.wake.notified())
+                        .await
+                        .is_err()
                     {
+                        // Bytes the caller has not read yet: its thread is busy (not a
+                        // grandchild holding stdout open, which leaves none): wait on.
+                        if self.caller_behind() && Instant::now() < catch_up_until {
+                            deadline = Instant::now() + DRAIN_AFTER_EXIT;
+                            continue;
+                        }
                         break;
                     }
                 }
