@@ -101,7 +101,8 @@ pub struct StdioConfig {
     /// transport's I/O thread reads it instead of the caller, which [`Event::CallerReads`] tells
     /// to stop and to start again. A caller on a JS thread then spends on a large answer only
     /// the parse, not the reading, copying and checking of every chunk. The caller must be able
-    /// to stop reading at once (Bun's sockets can; a Node stream reads ahead).
+    /// to stop reading at once: nothing it reads after `CallerReads(false)` may be fed (Bun's
+    /// sockets stop when paused; Node's do when they read with `onread`, not as a stream).
     #[serde(default)]
     pub hand_over_long_lines: bool,
 }
@@ -189,15 +190,19 @@ impl StdioTransport {
         let (Some(stdin), Some(stderr)) = (stdin, stderr) else {
             unreachable!("stdin and stderr are always pipes")
         };
+        // When the caller reads, the owner gets a copy of its socket: to read long lines from
+        // with hand-over (registered with the reactor only while it does, so that small answers
+        // never wake it), and to see whether the caller has read everything after an exit.
         let pipes = (|| {
             let stdin = async_fd(stdin.into_owned_fd()?, Interest::WRITABLE)?;
             let mine = match stdout {
                 Some(pipe) => Some(async_fd(pipe.into_owned_fd()?, Interest::READABLE)?),
                 None => None,
             };
-            Ok::<_, std::io::Error>((stdin, mine))
+            let caller_copy = caller_end.as_ref().map(OwnedFd::try_clone).transpose()?;
+            Ok::<_, std::io::Error>((stdin, mine, caller_copy))
         })();
-        let (stdin, stdout) = match pipes {
+        let (stdin, stdout, caller_copy) = match pipes {
             Ok(pipes) => pipes,
             Err(e) => {
                 runtime::signal_group(pgid, libc::SIGKILL);
@@ -205,21 +210,6 @@ impl StdioTransport {
                 return Err(Error::Io(format!("pipe setup failed: {e}")));
             }
         };
-        // When the caller reads, a copy of its socket for the owner: to read long lines from
-        // with hand-over (registered with the reactor only while it does, so that small answers
-        // never wake it), and to see whether the caller has read everything after an exit.
-        let caller_copy = match &caller_end {
-            Some(fd) => match fd.try_clone() {
-                Ok(copy) => Some(copy),
-                Err(e) => {
-                    runtime::signal_group(pgid, libc::SIGKILL);
-                    runtime::unregister_group(registry_key);
-                    return Err(Error::Io(format!("pipe setup failed: {e}")));
-                }
-            },
-            _ => None,
-        };
-        let stdout_for_caller = caller_end;
         let flags = Arc::new(Flags::default());
         let shared = Arc::new(Shared {
             table: Mutex::new(Table {
@@ -265,7 +255,7 @@ impl StdioTransport {
         Ok(StdioTransport {
             shared,
             pid,
-            stdout: Mutex::new(stdout_for_caller),
+            stdout: Mutex::new(caller_end),
             next_id: AtomicU64::new(OWN_IDS_FROM),
             timeout_ms,
         })

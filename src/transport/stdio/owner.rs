@@ -56,9 +56,9 @@ enum Read {
 /// final synchronous read.
 ///
 /// `handing`: `stdout` is the caller's, handed over ([`super::StdioConfig::hand_over_long_lines`]):
-/// the end of the stream, an error, or a read after which no long line is left incomplete hands
-/// it back ([`Read::HandBack`]); the end is left for the caller to find (a socket's end is
-/// found again by every read).
+/// the end of the stream, or a read after which no long line is left incomplete, hands it back
+/// ([`Read::HandBack`]); the end is left for the caller to find (a socket's end is found again
+/// by every read), and so is an error (the owner hands back on one).
 async fn read_paced(
     stdout: &Option<AsyncFd<OwnedFd>>,
     shared: &Shared,
@@ -69,11 +69,7 @@ async fn read_paced(
         return std::future::pending().await;
     };
     loop {
-        let mut guard = match stdout.readable().await {
-            Ok(guard) => guard,
-            Err(_) if handing => return Ok(Read::HandBack(Vec::new())),
-            Err(e) => return Err(e),
-        };
+        let mut guard = stdout.readable().await?;
         while let Some(taken) = shared.sink.backlog().filter(|_| pace) {
             taken.notified().await;
         }
@@ -85,16 +81,7 @@ async fn read_paced(
             // is valid for writes; `fd` is the open stdout pipe owned by the AsyncFd.
             let n = unsafe { libc::read(fd.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
             if n < 0 {
-                let e = std::io::Error::last_os_error();
-                let retry = matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
-                );
-                return if handing && !retry {
-                    Ok(Read::HandBack(Vec::new()))
-                } else {
-                    Err(e)
-                };
+                return Err(std::io::Error::last_os_error());
             }
             if n == 0 {
                 return Ok(if handing {
@@ -232,6 +219,8 @@ impl Owner {
                         self.on_frames(last.into_iter());
                         return self.ended(None);
                     }
+                    // The caller's socket: the caller meets the error itself.
+                    Err(_) if self.caller_reads => self.hand_back(Vec::new()),
                     Err(e) => {
                         self.shared.sink.emit(Event::Error(Error::Io(format!("stdout read failed: {e}"))));
                         return self.ended(None);
