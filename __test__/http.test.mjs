@@ -249,6 +249,71 @@ describe('HttpTransport sessions and lifecycle', () => {
     const kinds = process.getActiveResourcesInfo().filter((k) => k === 'Timeout' || k === 'Immediate')
     expect(kinds.length).toBeLessThan(5)
   })
+
+  it('SSE replies too: 1,000 at 32 in flight reuse a few kept-alive connections', async () => {
+    // The answer ends the read; the stream's end, just behind it, keeps the connection.
+    const t = await connect()
+    const before = (await stats()).connections
+    let next = 0
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < 1000) {
+          const i = next++
+          expect(await t.request('sse-echo', { i, notes: 0 })).toEqual({ echoed: { i, notes: 0 } })
+        }
+      }),
+    )
+    const opened = (await stats()).connections - before
+    expect(opened).toBeLessThanOrEqual(40)
+  })
+})
+
+describe('redirects', () => {
+  it('a POST is followed within the origin (with its headers), never to another one', async () => {
+    const { createServer } = await import('node:http')
+    const listen = (handler) =>
+      new Promise((resolve) => {
+        const srv = createServer(handler)
+        srv.listen(0, '127.0.0.1', () => resolve(srv))
+      })
+    const seen = []
+    const elsewhere = { hits: 0 }
+    const other = await listen((_req, res) => {
+      elsewhere.hits++
+      res.end('{}')
+    })
+    const srv = await listen((req, res) => {
+      let body = ''
+      req.on('data', (d) => (body += d))
+      req.on('end', () => {
+        seen.push([req.url, req.headers['x-api-key'], body.length > 0])
+        if (req.url === '/moved') return res.writeHead(307, { location: '/here' }).end()
+        if (req.url === '/away') {
+          return res.writeHead(307, { location: `http://127.0.0.1:${other.address().port}/here` }).end()
+        }
+        const { id, params } = JSON.parse(body)
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: params }))
+      })
+    })
+    try {
+      const url = (path) => `http://127.0.0.1:${srv.address().port}${path}`
+      const moved = await connect({ url: url('/moved'), headers: { 'x-api-key': 'k' } })
+      expect(await moved.request('echo', { a: 1 })).toEqual({ a: 1 })
+      expect(seen).toEqual([
+        ['/moved', 'k', true],
+        ['/moved', 'k', true],
+        ['/here', 'k', true],
+      ])
+      const away = await connect({ url: url('/away'), headers: { 'x-api-key': 'k' } })
+      await expect(away.request('echo', { a: 1 })).rejects.toThrow(/^HTTP 307: /)
+      expect(elsewhere.hits).toBe(0)
+    } finally {
+      srv.closeAllConnections()
+      other.closeAllConnections()
+      srv.close()
+      other.close()
+    }
+  })
 })
 
 describe('server-everything (sse, through the legacy fallback)', () => {

@@ -179,7 +179,7 @@ impl Inner {
         let outcome = deadline
             .run(async {
                 let resp = self.post(frame, &plan.headers, Some(deadline)).await?;
-                let _ = resp.bytes().await;
+                resp.drain().await;
                 rx.await.unwrap_or_else(|_| Err(Error::closed()))
             })
             .await;

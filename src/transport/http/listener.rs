@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::post::error_chain;
-use super::{Inner, LISTENER_BASE_DELAY, LISTENER_MAX_DELAY, LISTENER_MAX_FAILURES};
+use super::post::{Resp, error_chain};
+use super::{Inner, LISTENER_BASE_DELAY, LISTENER_MAX_DELAY, LISTENER_MAX_FAILURES, lock};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::transport::Event;
@@ -25,14 +25,8 @@ impl Inner {
                 return;
             };
             let mut got_event = false;
-            match self
-                .client()
-                .get(&self.config.url)
-                .headers(headers)
-                .send()
-                .await
-            {
-                Ok(resp) if !resp.status().is_success() => return, // 405 and friends: no listener
+            match self.get(headers).await {
+                Ok(resp) if !(200..300).contains(&resp.status()) => return, // 405 and friends
                 Ok(mut resp) => {
                     let mut decoder = SseDecoder::new(self.config.max_message_bytes);
                     loop {
@@ -68,12 +62,30 @@ impl Inner {
         }
     }
 
-    fn listener_failed(&self, e: reqwest::Error) {
+    /// GETs the event stream: through the lean client when it serves this server (a warm
+    /// pooled connection: the stream is open before the requests that follow the handshake
+    /// need it — a server may send them an elicitation there), else through reqwest.
+    async fn get(&self, headers: reqwest::header::HeaderMap) -> Result<Resp, String> {
+        let lean = lock(&self.lean).clone();
+        if let Some(pool) = lean {
+            let r = pool.get(&headers).await?;
+            if !super::post::is_redirect(r.status) {
+                return Ok(Resp::Lean(r));
+            }
+        }
+        self.client()
+            .get(&self.config.url)
+            .headers(headers)
+            .send()
+            .await
+            .map(Resp::Std)
+            .map_err(error_chain)
+    }
+
+    fn listener_failed(&self, e: String) {
         if self.open.load(Ordering::Acquire) {
-            self.sink.emit(Event::Error(Error::Io(format!(
-                "SSE listener: {}",
-                error_chain(e)
-            ))));
+            self.sink
+                .emit(Event::Error(Error::Io(format!("SSE listener: {e}"))));
         }
     }
 }

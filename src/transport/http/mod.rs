@@ -4,7 +4,7 @@
 //! stream at once, `notifications/cancelled`, session expiry (reported, or repaired through the
 //! client's [`SessionHook`]), SSE resume with `GET` + `Last-Event-ID`, the GET listener, the
 //! legacy HTTP+SSE fallback of `type: "sse"`, DELETE on close (and when the handle is dropped),
-//! pooled keep-alive connections, an [`AuthHook`] for 401/403, and the modern era (SPEC 9:
+//! pooled keep-alive connections (plain `http:` POSTs through a lean HTTP/1.1 client), an [`AuthHook`] for 401/403, and the modern era (SPEC 9:
 //! sessionless, no GET stream, no resume).
 //!
 //! Every request runs as its own task on the crate's runtime; in-flight tasks are kept by id so
@@ -14,9 +14,11 @@
 //!
 //! Files: `mod.rs` the handle, its config and lifecycle; `post.rs` one POST and its headers;
 //! `exchange.rs` a request from POST to answer, with its deadline; `sse.rs` an SSE reply;
-//! `listener.rs` the GET stream; `legacy.rs` the 2024-11-05 HTTP+SSE protocol.
+//! `listener.rs` the GET stream; `legacy.rs` the 2024-11-05 HTTP+SSE protocol; `h1.rs` the lean
+//! HTTP/1.1 client.
 
 mod exchange;
+mod h1;
 mod legacy;
 pub(crate) mod listener;
 mod post;
@@ -114,6 +116,9 @@ pub(crate) struct Inner {
     /// Replaced at close, so the pooled keep-alive connections close with the transport rather
     /// than when the object is dropped (or the pool's idle timeout passes).
     client: Mutex<reqwest::Client>,
+    /// The lean client's connections, when it may serve this server (see [`h1`]); replaced at
+    /// close like `client`.
+    lean: Mutex<Option<Arc<h1::Pool>>>,
     /// Configured headers, validated once (CR/LF rejected before anything is sent).
     headers: Result<HeaderMap, Error>,
     session: Mutex<Option<String>>,
@@ -151,16 +156,23 @@ fn new_client() -> Result<reqwest::Client, Error> {
         .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))
 }
 
+/// The lean client's pool for `url`, when it may serve it.
+fn lean_pool(url: &str) -> Option<Arc<h1::Pool>> {
+    h1::Target::from_env(url).map(|target| h1::Pool::new(target, POOL_IDLE))
+}
+
 impl HttpTransport {
     /// A transport for `config`; events go to `sink`. No I/O until a message is sent. Call
     /// [`HttpTransport::connect`] before sending.
     pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
         let client = Mutex::new(new_client()?);
+        let lean = Mutex::new(lean_pool(&config.url));
         let headers = post::header_map(&config.headers);
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 config,
                 client,
+                lean,
                 headers,
                 session: Mutex::new(None),
                 protocol_version: Mutex::new(None),
@@ -491,6 +503,7 @@ impl Inner {
             if let Ok(client) = new_client() {
                 *lock(&inner.client) = client;
             }
+            *lock(&inner.lean) = lean_pool(&inner.config.url);
             if report {
                 inner.sink.emit(Event::Closed(None));
             }

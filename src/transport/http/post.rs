@@ -10,6 +10,7 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::value::RawValue;
 
+use super::h1;
 use super::{Inner, lock};
 use crate::error::Error;
 use crate::jsonrpc;
@@ -103,6 +104,69 @@ pub(super) fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
+/// A POST's response, from the lean client ([`h1`]) or from reqwest.
+pub(super) enum Resp {
+    Std(reqwest::Response),
+    Lean(h1::Response),
+}
+
+impl Resp {
+    pub(super) fn status(&self) -> u16 {
+        match self {
+            Resp::Std(r) => r.status().as_u16(),
+            Resp::Lean(r) => r.status,
+        }
+    }
+
+    pub(super) fn headers(&self) -> &HeaderMap {
+        match self {
+            Resp::Std(r) => r.headers(),
+            Resp::Lean(r) => &r.headers,
+        }
+    }
+
+    /// The next piece of the body, `None` at its end; the error says why reading failed.
+    pub(super) async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
+        match self {
+            Resp::Std(r) => r.chunk().await.map_err(error_chain),
+            Resp::Lean(r) => r.chunk().await,
+        }
+    }
+
+    /// Done with a body that may not have ended yet: the lean client reads the rest in the
+    /// background (briefly) to keep its connection; reqwest's closes.
+    pub(super) fn finish(self) {
+        if let Resp::Lean(r) = self {
+            r.finish_in_background();
+        }
+    }
+
+    /// Reads the body to its end and drops it (so that the connection can be reused).
+    pub(super) async fn drain(mut self) {
+        while let Ok(Some(_)) = self.chunk().await {}
+    }
+
+    /// The body as text (invalid UTF-8 replaced); empty when it cannot be read.
+    pub(super) async fn text(self) -> String {
+        match self {
+            Resp::Std(r) => r.text().await.unwrap_or_default(),
+            Resp::Lean(mut r) => {
+                let mut body = Vec::new();
+                while let Ok(Some(chunk)) = r.chunk().await {
+                    body.extend_from_slice(&chunk);
+                }
+                String::from_utf8_lossy(&body).into_owned()
+            }
+        }
+    }
+}
+
+/// The statuses reqwest's redirect policy follows: a lean response with one of them is sent
+/// again through reqwest.
+pub(super) fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
 /// Whether a refusal asks for an authorization step: 401, or 403 with `insufficient_scope`.
 fn wants_authorization(status: u16, www_authenticate: Option<&str>) -> bool {
     status == 401
@@ -183,7 +247,7 @@ impl Inner {
         frame: Bytes,
         extra: &[(String, String)],
         deadline: Option<&super::exchange::ExchangeDeadline>,
-    ) -> Result<reqwest::Response, Error> {
+    ) -> Result<Resp, Error> {
         let (mut retries, mut step_ups) = (0u32, 0u32);
         loop {
             let mut headers = self.post_headers(extra).await?;
@@ -195,22 +259,47 @@ impl Inner {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let had_session = headers.contains_key("mcp-session-id");
-            let url = match lock(&self.legacy).as_ref() {
-                Some(legacy) => legacy.endpoint.clone(),
-                None => reqwest::Url::parse(&self.config.url)
-                    .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?,
+            let (endpoint, lean) = match lock(&self.legacy).as_ref() {
+                Some(legacy) => (Some(legacy.endpoint.clone()), None),
+                None => (
+                    None,
+                    lock(&self.lean)
+                        .clone()
+                        .filter(|_| frame.len() <= h1::LEAN_MAX_BODY),
+                ),
             };
-            let resp = self
-                .client()
-                .post(url)
-                .headers(headers)
-                .body(frame.clone())
-                .send()
-                .await
-                .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?;
+            let mut lean_resp = None;
+            if let Some(pool) = lean {
+                let r = pool
+                    .post(&headers, &frame)
+                    .await
+                    .map_err(|e| Error::Io(format!("fetch failed: {e}")))?;
+                if !is_redirect(r.status) {
+                    lean_resp = Some(Resp::Lean(r));
+                }
+            }
+            let resp = match lean_resp {
+                Some(r) => r,
+                None => {
+                    let url = match endpoint {
+                        Some(url) => url,
+                        None => reqwest::Url::parse(&self.config.url)
+                            .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?,
+                    };
+                    Resp::Std(
+                        self.client()
+                            .post(url)
+                            .headers(headers)
+                            .body(frame.clone())
+                            .send()
+                            .await
+                            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?,
+                    )
+                }
+            };
             self.capture_session(resp.headers());
-            let status = resp.status().as_u16();
-            if resp.status().is_success() {
+            let status = resp.status();
+            if (200..300).contains(&status) {
                 self.posted.store(true, Ordering::Release);
                 return Ok(resp);
             }
@@ -227,7 +316,7 @@ impl Inner {
                 && wants_authorization(status, challenge.as_deref())
             {
                 // Read (and drop) the body so the connection can be reused, then authorize.
-                let _ = resp.bytes().await;
+                resp.drain().await;
                 let refusal = AuthRefusal {
                     status,
                     www_authenticate: challenge,
@@ -246,7 +335,7 @@ impl Inner {
                 }
                 return Err(http_error(status, "", &headers, false));
             }
-            let body = resp.text().await.unwrap_or_default();
+            let body = resp.text().await;
             let expired = had_session
                 && (status == 404
                     || (status == 400 && body.to_ascii_lowercase().contains("session")));
@@ -267,7 +356,7 @@ impl Inner {
         let deadline = super::exchange::ExchangeDeadline::new(ms, None);
         let exchange = async {
             let resp = self.post(Bytes::from(frame), &[], Some(&deadline)).await?;
-            let _ = resp.bytes().await;
+            resp.drain().await;
             Ok(())
         };
         match deadline.run(exchange).await {
@@ -286,13 +375,13 @@ impl Inner {
 
     /// A JSON reply: read in chunks, so that a body over the limit is refused without being held
     /// whole; `error` → the JSON-RPC error, else `result`.
-    pub(super) async fn read_json(&self, mut resp: reqwest::Response) -> Outcome {
+    pub(super) async fn read_json(&self, mut resp: Resp) -> Outcome {
         let limit = self.config.max_message_bytes;
         let mut body = Vec::new();
         while let Some(chunk) = resp
             .chunk()
             .await
-            .map_err(|e| Error::Io(format!("reading the response failed: {}", error_chain(e))))?
+            .map_err(|e| Error::Io(format!("reading the response failed: {e}")))?
         {
             if body.len() + chunk.len() > limit {
                 return Err(Error::MessageTooLarge { limit });

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::post::error_chain;
+use super::post::Resp;
 use super::{Inner, SSE_RESUME_ATTEMPTS, SSE_RESUME_DEFAULT_RETRY_MS, lock};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
@@ -16,8 +16,8 @@ use crate::transport::{Era, Event, Outcome, progress_target};
 impl Inner {
     /// Reads an SSE reply until the answer to `id`; notifications and server→client requests on
     /// the way are handled in order.
-    pub(super) async fn read_sse(self: Arc<Self>, id: u64, mut resp: reqwest::Response) -> Outcome {
-        if resp.status().as_u16() == 204 {
+    pub(super) async fn read_sse(self: Arc<Self>, id: u64, mut resp: Resp) -> Outcome {
+        if resp.status() == 204 {
             return Err(Error::Parse("No response body".into()));
         }
         let mut decoder = SseDecoder::new(self.config.max_message_bytes);
@@ -28,7 +28,7 @@ impl Inner {
                     Ok(Some(chunk)) => chunk,
                     Ok(None) => break None,
                     Err(e) => {
-                        break Some(Error::Io(format!("SSE stream failed: {}", error_chain(e))));
+                        break Some(Error::Io(format!("SSE stream failed: {e}")));
                     }
                 };
                 decoder.push(&chunk);
@@ -47,6 +47,9 @@ impl Inner {
                     let found = self.on_sse_data(Some(id), event.data.as_bytes(), &mut events);
                     self.sink.emit_all(events);
                     if let Some(outcome) = found {
+                        // The server is likely ending the stream now: its end keeps the
+                        // connection (read in the background, briefly).
+                        resp.finish();
                         return outcome;
                     }
                 }
@@ -81,7 +84,7 @@ impl Inner {
                 if let Ok(r) = get
                     && r.status().is_success()
                 {
-                    resp = r;
+                    resp = Resp::Std(r);
                     break;
                 }
             }
