@@ -9,11 +9,13 @@
 //! the connection task and its channels — where Bun's own `fetch` spends about 15 µs. On two
 //! cores that CPU comes out of the server's share and the call rate.
 //!
-//! It is used only where it cannot change what is sent: an `http:` URL without credentials, no
-//! proxy variable in the environment, a body of at most [`LEAN_MAX_BODY`], and the transport's
-//! own URL (not a legacy endpoint). Anything else — `https:`, proxies, large bodies — goes
-//! through reqwest as before; so does a redirect the lean client receives (the request is sent
-//! again through reqwest, whose policy follows it within the origin).
+//! It is used only where it cannot change what is sent or how the server is reached: an `http:`
+//! URL to an IP address or `localhost`, without credentials, no proxy variable in the
+//! environment, a body of at most [`LEAN_MAX_BODY`], and the transport's own URL (not a legacy
+//! endpoint). Anything else — `https:`, other host names, proxies, large bodies — goes through
+//! reqwest as before; so does a redirect the lean client receives (the request is sent again
+//! through reqwest, whose policy follows it within the origin, and the transport stays on
+//! reqwest until it closes). Its sockets get TCP keepalive as reqwest's do.
 //!
 //! Connection reuse: an idle connection is checked before use (a peek: the server's FIN or
 //! unexpected bytes retire it). A request whose write fails on a reused connection (the server
@@ -46,6 +48,12 @@ const MAX_HEADERS: usize = 128;
 const MAX_IDLE: usize = 64;
 /// How much is read at a time.
 const READ_AT_LEAST: usize = 16 * 1024;
+/// TCP keepalive: first probe after this much idle time, then one every this often.
+pub(super) const KEEPALIVE: Duration = Duration::from_secs(15);
+/// TCP keepalive: unanswered probes before the connection is dropped.
+const KEEPALIVE_RETRIES: u32 = 3;
+/// How often idle connections are checked (the server may have closed them).
+const REAP_EVERY: Duration = Duration::from_secs(5);
 /// Longest chunk-size line (with extensions) accepted.
 const MAX_CHUNK_LINE: usize = 4096;
 
@@ -86,7 +94,11 @@ impl Target {
         }
         let port = url.port_or_known_default()?;
         let connect = match url.host()? {
-            url::Host::Domain(d) => Connect::Name(d.to_string(), port),
+            // Only `localhost` by name: for other names reqwest races the addresses of both
+            // families (a host whose IPv6 route is black-holed answers on IPv4 after 300 ms),
+            // which tries them one after another.
+            url::Host::Domain(d) if d == "localhost" => Connect::Name(d.to_string(), port),
+            url::Host::Domain(_) => return None,
             url::Host::Ipv4(a) => Connect::Addr(SocketAddr::new(a.into(), port)),
             url::Host::Ipv6(a) => Connect::Addr(SocketAddr::new(a.into(), port)),
         };
@@ -119,6 +131,8 @@ pub(super) struct Pool {
     idle: Mutex<Vec<(TcpStream, Instant)>>,
     /// How long a connection may stay idle.
     idle_for: Duration,
+    /// How often the reaper looks at the idle connections.
+    reap_every: Duration,
     /// A reaper task is running (at most one).
     reaping: std::sync::atomic::AtomicBool,
 }
@@ -180,6 +194,7 @@ impl Pool {
             target,
             idle: Mutex::new(Vec::new()),
             idle_for,
+            reap_every: idle_for.min(REAP_EVERY),
             reaping: std::sync::atomic::AtomicBool::new(false),
         })
     }
@@ -272,6 +287,13 @@ impl Pool {
         }
         .map_err(|e| format!("error sending request: tcp connect error: {}", io_text(&e)))?;
         let _ = conn.set_nodelay(true);
+        // As reqwest does: a dead peer or a dropped NAT entry ends an idle connection (and the
+        // GET stream, which has no deadline) instead of leaving it waiting forever.
+        let keepalive = socket2::TcpKeepalive::new()
+            .with_time(KEEPALIVE)
+            .with_interval(KEEPALIVE)
+            .with_retries(KEEPALIVE_RETRIES);
+        let _ = socket2::SockRef::from(&conn).set_tcp_keepalive(&keepalive);
         Ok(conn)
     }
 
@@ -355,16 +377,19 @@ impl Pool {
                     .and_then(|v| v.rsplit(',').next())
                     .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
             } else if name == "content-length" {
-                let n = value
-                    .to_str()
-                    .ok()
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .ok_or("error reading response: invalid content-length")?;
-                if length.is_some_and(|l| l != n) {
-                    return Err("error reading response: conflicting content-length".into());
+                // Digits only; a list of equal values is one value (RFC 9110 8.6).
+                for part in value.as_bytes().split(|&b| b == b',') {
+                    let n = parse_digits(part.trim_ascii(), 10)
+                        .ok_or("error reading response: invalid content-length")?;
+                    if length.is_some_and(|l| l != n) {
+                        return Err("error reading response: conflicting content-length".into());
+                    }
+                    length = Some(n);
                 }
-                length = Some(n);
             }
+        }
+        if te && length.is_some() {
+            reusable = false; // RFC 9112 6.1: close after a message framed both ways
         }
         if head.status == 204 || head.status == 304 {
             framing = Framing::Length(0);
@@ -409,23 +434,35 @@ impl Pool {
         drop(idle);
         if !self.reaping.swap(true, std::sync::atomic::Ordering::AcqRel) {
             let pool = Arc::downgrade(self);
-            let every = self.idle_for;
-            runtime::handle().spawn(reap(pool, every));
+            runtime::handle().spawn(reap(pool, self.reap_every));
         }
     }
 }
 
-/// Closes connections idle for longer than the pool allows; ends when the pool is gone or has
-/// no idle connection left.
+/// Closes connections idle for longer than the pool allows or that the server closed; ends
+/// when the pool is gone or has no idle connection left.
 async fn reap(pool: Weak<Pool>, every: Duration) {
+    /// Clears the pool's `reaping` flag if the task ends early (its runtime shut down).
+    struct Reaping(Weak<Pool>);
+    impl Drop for Reaping {
+        fn drop(&mut self) {
+            if let Some(pool) = self.0.upgrade() {
+                pool.reaping
+                    .store(false, std::sync::atomic::Ordering::Release);
+            }
+        }
+    }
+    let mut reaping = Reaping(pool.clone());
     loop {
         tokio::time::sleep(every).await;
         let Some(pool) = pool.upgrade() else { return };
         let mut idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner());
-        idle.retain(|(_, since)| since.elapsed() < pool.idle_for);
+        idle.retain(|(conn, since)| since.elapsed() < pool.idle_for && still_open(conn));
         if idle.is_empty() {
+            // Under the lock: a connection checked in after this starts a new reaper.
             pool.reaping
                 .store(false, std::sync::atomic::Ordering::Release);
+            reaping.0 = Weak::new(); // done: nothing left for the guard to clear
             return;
         }
     }
@@ -449,6 +486,14 @@ fn still_open(conn: &TcpStream) -> bool {
         let e = std::io::Error::last_os_error().raw_os_error();
         e == Some(libc::EAGAIN) || e == Some(libc::EWOULDBLOCK)
     }
+}
+
+/// A number written only with the digits of `radix` (no sign, no space), if it fits.
+fn parse_digits(text: &[u8], radix: u32) -> Option<u64> {
+    if text.is_empty() || !text.iter().all(|&b| char::from(b).is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(std::str::from_utf8(text).ok()?, radix).ok()
 }
 
 /// Whether a comma-separated header value holds `token` (any case).
@@ -564,7 +609,7 @@ impl Body {
                 Framing::Chunked(state) => {
                     match self.step_chunked(state)? {
                         Some(Some(out)) => {
-                            self.skip_buffered_framing()?;
+                            self.skip_buffered_framing();
                             return Ok(Some(out));
                         }
                         Some(None) => {
@@ -587,17 +632,15 @@ impl Body {
     /// After a piece of chunked data: the chunk's end, the next size line and the trailers, as
     /// far as they are already buffered — so that a body whose last bytes came with its data
     /// ends now (and its connection goes back to the pool even if the reader stops here).
-    fn skip_buffered_framing(&mut self) -> Result<(), String> {
+    /// Bad framing stops it without an error: the data before it is delivered first, and the
+    /// next read reports it.
+    fn skip_buffered_framing(&mut self) {
         while let Framing::Chunked(state) = self.framing {
-            if matches!(state, Chunk::Data(_)) {
-                break;
-            }
-            if self.step_chunked(state)?.is_none() {
+            if matches!(state, Chunk::Data(_)) || !matches!(self.step_chunked(state), Ok(Some(_))) {
                 break;
             }
         }
         self.settle();
-        Ok(())
     }
 
     /// One step of the chunked decoder on the buffered bytes: `Some(Some(data))` a piece of
@@ -616,10 +659,8 @@ impl Body {
                 let line = &self.buf[..end];
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
                 let size_text = line.split(|&b| b == b';').next().unwrap_or_default();
-                let size_text = std::str::from_utf8(size_text)
-                    .map_err(|_| bad("chunk size"))?
-                    .trim();
-                let size = u64::from_str_radix(size_text, 16).map_err(|_| bad("chunk size"))?;
+                let size =
+                    parse_digits(size_text.trim_ascii(), 16).ok_or_else(|| bad("chunk size"))?;
                 self.buf.advance(end + 1);
                 self.framing = Framing::Chunked(if size == 0 {
                     Chunk::Trailers

@@ -72,6 +72,7 @@ impl Inner {
             if !super::post::is_redirect(r.status) {
                 return Ok(Resp::Lean(r));
             }
+            *lock(&self.lean) = None; // as for a POST: reqwest follows it from now on
         }
         self.client()
             .get(&self.config.url)

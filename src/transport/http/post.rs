@@ -274,7 +274,11 @@ impl Inner {
                     .post(&headers, &frame)
                     .await
                     .map_err(|e| Error::Io(format!("fetch failed: {e}")))?;
-                if !is_redirect(r.status) {
+                if is_redirect(r.status) {
+                    // Followed by reqwest, now and until the transport closes: the redirecting
+                    // URL gets each request once more only this time.
+                    *lock(&self.lean) = None;
+                } else {
                     lean_resp = Some(Resp::Lean(r));
                 }
             }

@@ -374,12 +374,16 @@ async fn garbage_and_oversized_heads_are_errors() {
             2 => answer("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n"),
             3 => answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"),
             4 => answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
-            _ => answer("HTTP/1.1 101 Switching Protocols\r\n\r\n"),
+            5 => answer("HTTP/1.1 101 Switching Protocols\r\n\r\n"),
+            6 => answer("HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nok"),
+            _ => {
+                answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+2\r\nok\r\n0\r\n\r\n")
+            }
         })
         .await;
         let p = pool(&s.url);
         let mut errors = Vec::new();
-        for _ in 0..6 {
+        for _ in 0..8 {
             errors.push(post_text(&p, b"{}").await.unwrap_err());
         }
         assert!(
@@ -493,11 +497,14 @@ fn which_urls_the_lean_client_serves() {
     assert_eq!(t.authority, "[::1]:3000");
     assert_eq!(t.path, "/");
     assert_eq!(t.connect, Connect::Addr("[::1]:3000".parse().unwrap()));
-    let t = Target::for_url("http://Example.COM/x", none).unwrap();
-    assert_eq!(t.authority, "example.com");
-    assert_eq!(t.connect, Connect::Name("example.com".into(), 80));
-    // Not served: TLS, credentials in the URL, a proxy in the environment.
+    let t = Target::for_url("http://LocalHost/x", none).unwrap();
+    assert_eq!(t.authority, "localhost");
+    assert_eq!(t.connect, Connect::Name("localhost".into(), 80));
+    // Not served: other host names (reqwest races their addresses), TLS, credentials in the
+    // URL, a proxy in the environment.
+    assert!(Target::for_url("http://example.com/mcp", none).is_none());
     assert!(Target::for_url("https://example.com/mcp", none).is_none());
+    assert!(Target::for_url("https://127.0.0.1/mcp", none).is_none());
     assert!(Target::for_url("http://u:p@example.com/mcp", none).is_none());
     assert!(Target::for_url("not a url", none).is_none());
     for var in PROXY_VARS {
@@ -617,6 +624,102 @@ async fn a_get_has_no_body_and_streams_its_answer() {
             req,
             format!("GET /mcp HTTP/1.1\r\nhost: {authority}\r\naccept: text/event-stream\r\n\r\n")
         );
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn equal_lengths_are_one_and_a_message_framed_both_ways_closes_its_connection() {
+    tokio::time::timeout(LIMIT, async {
+        let s = serve(|n, _| {
+            answer(if n == 0 {
+                "HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok"
+            } else {
+                "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nTransfer-Encoding: chunked\r\n\r\n\
+                 2\r\nok\r\n0\r\n\r\n"
+            })
+        })
+        .await;
+        let p = pool(&s.url);
+        for _ in 0..3 {
+            assert_eq!(post_text(&p, b"{}").await.unwrap().1, b"ok");
+        }
+        // The first kept its connection for the second; the second closed it.
+        assert_eq!(s.connections.load(Ordering::SeqCst), 2);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn data_before_bad_framing_is_delivered_before_the_error() {
+    tokio::time::timeout(LIMIT, async {
+        let s = serve(|_, _| Answer {
+            close: true,
+            ..answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX")
+        })
+        .await;
+        let p = pool(&s.url);
+        let mut r = p.post(&json_headers(), b"{}").await.unwrap();
+        assert_eq!(&r.chunk().await.unwrap().unwrap()[..], b"hello");
+        assert_eq!(
+            r.chunk().await.unwrap_err(),
+            "error decoding response body: invalid chunked body: missing CRLF after chunk data"
+        );
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn connections_get_tcp_keepalive() {
+    tokio::time::timeout(LIMIT, async {
+        let s = serve(|_, _| answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")).await;
+        let p = pool(&s.url);
+        post_text(&p, b"{}").await.unwrap();
+        let idle = p.idle.lock().unwrap();
+        let sock = socket2::SockRef::from(&idle[0].0);
+        assert!(sock.keepalive().unwrap());
+        assert_eq!(sock.tcp_keepalive_time().unwrap(), KEEPALIVE);
+        assert_eq!(sock.tcp_keepalive_interval().unwrap(), KEEPALIVE);
+        assert_eq!(sock.tcp_keepalive_retries().unwrap(), 3);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn the_reaper_closes_idle_connections_the_server_closed() {
+    tokio::time::timeout(LIMIT, async {
+        let s = serve(|_, _| Answer {
+            close: true,
+            ..answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        })
+        .await;
+        let p = Arc::new(Pool {
+            target: Target::for_url(&s.url, |_| None).unwrap(),
+            idle: Mutex::new(Vec::new()),
+            idle_for: Duration::from_secs(90),
+            reap_every: Duration::from_millis(100),
+            reaping: std::sync::atomic::AtomicBool::new(false),
+        });
+        post_text(&p, b"{}").await.unwrap();
+        assert_eq!(
+            p.idle.lock().unwrap().len(),
+            1,
+            "kept: nothing said it would close"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            p.idle.lock().unwrap().is_empty(),
+            "the server's close was seen"
+        );
+        assert!(!p.reaping.load(Ordering::SeqCst), "and the reaper ended");
+        // A later connection starts a reaper again.
+        post_text(&p, b"{}").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert!(p.idle.lock().unwrap().is_empty());
     })
     .await
     .unwrap();
