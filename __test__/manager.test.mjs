@@ -185,6 +185,27 @@ describe('connectServers', () => {
     await expect(m.waitForConnection('slow')).rejects.toThrow(/^MCP server not connected: slow$/)
   })
 
+  it('a server started again while its disconnect is still closing keeps its name; disconnectAll closes it', async () => {
+    // Found by the fault suite (seed 217866463): the old start's end forgot the new one.
+    const m = manage(ROOT)
+    const mk = marker()
+    const config = { ...fixture(['--ignore-sigterm', mk]), killGraceMs: 400 }
+    await m.connectServers({ s: config }, {})
+    const closing = m.disconnectServer('s') // SIGTERM ignored: it takes the grace period
+    // (internal) the Rust manager let go of it at once; its process is still being ended.
+    await waitFor(() => m._native.connectedServers().length === 0)
+    const again = await m.connectServers({ s: config }, {})
+    expect(again.connectedServers).toEqual(['s'])
+    await closing
+    expect(m.getConnectedServers()).toEqual(['s'])
+    expect(m.getConnection('s')).toBeDefined()
+    expect(m.getConnectionStatus('s')).toBe('connected')
+    await m.disconnectAll()
+    expect(m.getConnectedServers()).toEqual([])
+    expect(m._native.connectedServers()).toEqual([])
+    await waitFor(() => processesWith(mk).length === 0, 5000)
+  })
+
   it('validation: every message, several joined with "; ", in config order', async () => {
     const m = manage(ROOT)
     const result = await m.connectServers(

@@ -376,7 +376,7 @@ class MCPManager {
         break
       }
       case 'removed':
-        this._forget(name)
+        if (!this._held(name)) this._forget(name) // else a newer start of the name owns it
         break
       case 'cacheSet':
         this._cacheSet(name, /** @type {MCPServerConfig} */ (this._configs.get(name)), ev[3])
@@ -401,6 +401,13 @@ class MCPManager {
     // `any`: the fourth parameter (the manager's handle) and the internals used here are not public.
     const Client = /** @type {any} */ (MCPClient)
     const client = new Client(name, config, this._clientOptions, handle)
+    // A face of an earlier start of this name (closing while this one began) retires.
+    const earlier = this._tags.get(name)
+    if (earlier !== undefined && earlier !== tag) {
+      const old = this._faces.get(earlier)
+      if (old) old._retired = true
+      this._dropIfDone(earlier)
+    }
     this._faces.set(tag, client)
     this._tags.set(name, tag)
     client.onNotification = (/** @type {string} */ method, /** @type {unknown} */ params) => {
@@ -641,15 +648,29 @@ class MCPManager {
     const had = this._tags.has(name) || this._connections.has(name) || this._serverTools.has(name)
     this._sources.delete(name)
     await this._settle(this._native.disconnect(name))
+    // A start of the same name begun while this one closed (connectServers meanwhile) owns the
+    // name now: its state is not this disconnect's to forget.
+    if (this._held(name)) return
     this._forget(name)
     this._configs.delete(name)
     // As the Rust manager reports it too (then this is known already).
     if (had) this._onManagerEvent([12, 'status', name, 'disconnected', null])
   }
 
+  /**
+   * Whether the Rust manager holds server `name` (connected or starting).
+   * @param {string} name
+   */
+  _held(name) {
+    return this._native.connectedServers().includes(name) || this._native.pendingServers().includes(name)
+  }
+
   async disconnectAll() {
+    // The Rust manager's own list too: a server connected there but not yet registered here
+    // (its tools on their way to JS) must close as well.
     const names = new Set([
       ...this._connections.keys(),
+      ...this._native.connectedServers(),
       ...this._native.pendingServers(),
       ...this._tags.keys(),
       ...this._serverTools.keys(),

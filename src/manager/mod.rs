@@ -217,6 +217,11 @@ impl Manager {
             task.abort();
         }
         server.client.close().await;
+        // A start of the same name begun while this one closed owns the name now: the host must
+        // not forget it (nor hear it is disconnected) because this older one is gone.
+        if lock(&self.inner.servers).iter().any(|s| s.name == name) {
+            return;
+        }
         self.inner.host.event(ManagerEvent::Removed {
             server: name.into(),
         });
