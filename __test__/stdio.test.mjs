@@ -358,6 +358,26 @@ describe('deadlines and cancellation', () => {
 })
 
 describe('lifecycle', () => {
+  it('close after the server ended its stdout, then connect: the old end is not taken for the new connection', async () => {
+    // Found by the fault suite (seed 2276810851): close() returned before the old connection's
+    // `closed` event, which then came after the reconnect and dropped the new connection (whose
+    // server was never ended).
+    const t = await connect()
+    const oldPid = t.pid
+    expect(await t.request('close-stdout')).toEqual({ ok: true })
+    // stdout has ended; the `closed` event has not come yet (the owner waits for the exit).
+    await new Promise((r) => setTimeout(r, 60))
+    await t.close()
+    await t.connect()
+    const pid = t.pid
+    expect(pid).not.toBe(oldPid)
+    await new Promise((r) => setTimeout(r, 400))
+    expect(t.connected).toBe(true)
+    expect(await t.request('echo', { still: 1 })).toEqual({ still: 1 })
+    await t.close()
+    await waitFor(() => !alive(pid) && !alive(oldPid))
+  })
+
   it('close rejects pending requests, calls onClose once, and connect spawns afresh', async () => {
     const t = await connect()
     let closes = 0

@@ -16,6 +16,10 @@ const Bun = /** @type {any} */ (globalThis).Bun
 const JS_READER = process.env.MCP_NATIVE_RUST_READER !== '1' && (!process.versions.bun || typeof Bun?.connect === 'function')
 
 const DEFAULT_TIMEOUT = 30000
+/** The longest close() waits for the `closed` event of a stdio connection that ended on its own:
+ * the owner reports it after the server's exit (100 ms), stderr (100 ms) and a busy JS thread
+ * catching up on stdout (CALLER_CATCH_UP, 10 s), whichever apply. */
+const CLOSED_EVENT_WAIT_MS = 15000
 
 // Requests made in one tick go to Rust together, but in groups of at most 8 (four queue entries
 // each): with many in flight, the server then starts on the first ones while the rest are still
@@ -544,6 +548,8 @@ class NativeTransport {
     this._closing = null
     /** @type {(() => void) | null} */
     this._closeDone = null
+    /** @type {ReturnType<typeof setTimeout> | null} the bound on waiting for a `closed` event (close()) */
+    this._closeTimer = null
     /** @type {{ strong: NativeTransport<N, C> | null }} */
     this._holder = { strong: null }
     /** @type {Reader | null} the stdout reader (stdio with JS_READER) */
@@ -739,11 +745,31 @@ class NativeTransport {
     this._closing = new Promise((resolve) => {
       this._closeDone = resolve
     })
-    if (!this._native.close()) this._finishClose()
+    if (!this._native.close()) {
+      // False: the native connection is no longer open. Still connected here means it ended on
+      // its own and its `closed` event is on its way; where one always follows (stdio), wait for
+      // it — else it arrives after a reconnect and is taken for the new connection's (which was
+      // then never closed: found by the fault suite, seed 2276810851). Bounded all the same.
+      if (this._closedEventDue()) {
+        this._closeTimer = setTimeout(() => this._finishClose(), CLOSED_EVENT_WAIT_MS)
+        this._closeTimer.unref?.()
+      } else {
+        this._finishClose()
+      }
+    }
     await this._closing
   }
 
+  /** Whether a connection that ended on its own always reports a `closed` event (see close()). */
+  _closedEventDue() {
+    return false
+  }
+
   _finishClose() {
+    if (this._closeTimer) {
+      clearTimeout(this._closeTimer)
+      this._closeTimer = null
+    }
     const done = this._closeDone
     if (!done) return false
     this._closeDone = null
@@ -940,6 +966,11 @@ class StdioTransport extends NativeTransport {
   set onStderr(fn) {
     this._onStderr = fn
     this._syncListeners()
+  }
+
+  /** The owner reports every end with one `closed` event (src/transport/stdio/owner.rs). */
+  _closedEventDue() {
+    return true
   }
 
   _dropReader() {
