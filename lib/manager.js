@@ -376,7 +376,7 @@ class MCPManager {
         break
       }
       case 'removed':
-        if (!this._held(name)) this._forget(name) // else a newer start of the name owns it
+        this._forget(name)
         break
       case 'cacheSet':
         this._cacheSet(name, /** @type {MCPServerConfig} */ (this._configs.get(name)), ev[3])

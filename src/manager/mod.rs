@@ -93,6 +93,20 @@ impl std::fmt::Debug for Manager {
     }
 }
 
+/// Tells the host that server `name` is gone (its tools withdrawn), unless a start of the same
+/// name begun meanwhile holds it now: the host must not forget that one because an older one
+/// ended (a disconnect or an abandoned start that closed while the name was started again).
+/// Returns whether it was told.
+pub(crate) fn report_removed(inner: &Inner, name: &str) -> bool {
+    if lock(&inner.servers).iter().any(|s| s.name == name) {
+        return false;
+    }
+    inner.host.event(ManagerEvent::Removed {
+        server: name.into(),
+    });
+    true
+}
+
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -217,14 +231,9 @@ impl Manager {
             task.abort();
         }
         server.client.close().await;
-        // A start of the same name begun while this one closed owns the name now: the host must
-        // not forget it (nor hear it is disconnected) because this older one is gone.
-        if lock(&self.inner.servers).iter().any(|s| s.name == name) {
-            return;
+        if !report_removed(&self.inner, name) {
+            return; // nor is it "disconnected": the newer start reports its own status
         }
-        self.inner.host.event(ManagerEvent::Removed {
-            server: name.into(),
-        });
         self.inner.host.event(ManagerEvent::Status {
             server: name.into(),
             status: ServerStatus::Disconnected,

@@ -303,9 +303,7 @@ async fn finish(
                 // [fix] Disconnected while its owner took the tools: they are withdrawn again,
                 // and the server is not reported up.
                 client.close().await;
-                inner.host.event(ManagerEvent::Removed {
-                    server: name.into(),
-                });
+                super::report_removed(inner, name);
                 let _ = tx.send(Some(Ok(())));
                 return;
             }

@@ -184,10 +184,6 @@ struct Failure {
     retry: bool,
 }
 
-fn io_text(e: &std::io::Error) -> String {
-    e.to_string()
-}
-
 impl Pool {
     pub(super) fn new(target: Target, idle_for: Duration) -> Arc<Pool> {
         Arc::new(Pool {
@@ -285,7 +281,7 @@ impl Pool {
             Connect::Addr(addr) => TcpStream::connect(addr).await,
             Connect::Name(host, port) => TcpStream::connect((host.as_str(), *port)).await,
         }
-        .map_err(|e| format!("error sending request: tcp connect error: {}", io_text(&e)))?;
+        .map_err(|e| format!("error sending request: tcp connect error: {}", e))?;
         let _ = conn.set_nodelay(true);
         // As reqwest does: a dead peer or a dropped NAT entry ends an idle connection (and the
         // GET stream, which has no deadline) instead of leaving it waiting forever.
@@ -306,7 +302,7 @@ impl Pool {
     ) -> Result<Response, Failure> {
         if let Err(e) = conn.write_all(request).await {
             return Err(Failure {
-                message: format!("error sending request: {}", io_text(&e)),
+                message: format!("error sending request: {}", e),
                 retry: true,
             });
         }
@@ -342,7 +338,7 @@ impl Pool {
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    return Err(fail(format!("error reading response: {}", io_text(&e))));
+                    return Err(fail(format!("error reading response: {}", e)));
                 }
             }
         }
@@ -567,7 +563,7 @@ impl Body {
         conn.read_buf(&mut self.buf).await.map_err(|e| {
             self.framing = Framing::Done;
             self.conn = None;
-            format!("error decoding response body: {}", io_text(&e))
+            format!("error decoding response body: {}", e)
         })
     }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::post::{Resp, error_chain};
-use super::{Inner, LISTENER_BASE_DELAY, LISTENER_MAX_DELAY, LISTENER_MAX_FAILURES, lock};
+use super::{Inner, LISTENER_BASE_DELAY, LISTENER_MAX_DELAY, LISTENER_MAX_FAILURES};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
 use crate::transport::Event;
@@ -66,13 +66,10 @@ impl Inner {
     /// pooled connection: the stream is open before the requests that follow the handshake
     /// need it — a server may send them an elicitation there), else through reqwest.
     async fn get(&self, headers: reqwest::header::HeaderMap) -> Result<Resp, String> {
-        let lean = lock(&self.lean).clone();
-        if let Some(pool) = lean {
-            let r = pool.get(&headers).await?;
-            if !super::post::is_redirect(r.status) {
-                return Ok(Resp::Lean(r));
-            }
-            *lock(&self.lean) = None; // as for a POST: reqwest follows it from now on
+        if let Some(pool) = self.lean()
+            && let Some(resp) = self.lean_answer(pool.get(&headers).await?)
+        {
+            return Ok(resp);
         }
         self.client()
             .get(&self.config.url)

@@ -146,25 +146,41 @@ impl Resp {
         while let Ok(Some(_)) = self.chunk().await {}
     }
 
-    /// The body as text (invalid UTF-8 replaced); empty when it cannot be read.
-    pub(super) async fn text(self) -> String {
-        match self {
-            Resp::Std(r) => r.text().await.unwrap_or_default(),
-            Resp::Lean(mut r) => {
-                let mut body = Vec::new();
-                while let Ok(Some(chunk)) = r.chunk().await {
-                    body.extend_from_slice(&chunk);
-                }
-                String::from_utf8_lossy(&body).into_owned()
+    /// The body as text (invalid UTF-8 replaced, as reqwest's `text()` without its `charset`
+    /// feature); empty when it cannot be read to its end.
+    pub(super) async fn text(mut self) -> String {
+        let mut body = Vec::new();
+        loop {
+            match self.chunk().await {
+                Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+                Ok(None) => return String::from_utf8_lossy(&body).into_owned(),
+                Err(_) => return String::new(),
             }
         }
     }
 }
 
-/// The statuses reqwest's redirect policy follows: a lean response with one of them is sent
-/// again through reqwest.
-pub(super) fn is_redirect(status: u16) -> bool {
+/// The statuses reqwest's redirect policy follows.
+fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+impl Inner {
+    /// The lean client's pool, when it serves this transport's own URL.
+    pub(super) fn lean(&self) -> Option<Arc<h1::Pool>> {
+        lock(&self.lean).clone()
+    }
+
+    /// A lean response as the caller gets it; `None` for a redirect, which reqwest is to follow
+    /// (its same-origin policy): the request goes again through reqwest, and so do all later
+    /// ones until the transport closes.
+    pub(super) fn lean_answer(&self, r: h1::Response) -> Option<Resp> {
+        if is_redirect(r.status) {
+            *lock(&self.lean) = None;
+            return None;
+        }
+        Some(Resp::Lean(r))
+    }
 }
 
 /// Whether a refusal asks for an authorization step: 401, or 403 with `insufficient_scope`.
@@ -263,25 +279,17 @@ impl Inner {
                 Some(legacy) => (Some(legacy.endpoint.clone()), None),
                 None => (
                     None,
-                    lock(&self.lean)
-                        .clone()
-                        .filter(|_| frame.len() <= h1::LEAN_MAX_BODY),
+                    self.lean().filter(|_| frame.len() <= h1::LEAN_MAX_BODY),
                 ),
             };
-            let mut lean_resp = None;
-            if let Some(pool) = lean {
-                let r = pool
+            let lean_resp = match lean {
+                Some(pool) => pool
                     .post(&headers, &frame)
                     .await
-                    .map_err(|e| Error::Io(format!("fetch failed: {e}")))?;
-                if is_redirect(r.status) {
-                    // Followed by reqwest, now and until the transport closes: the redirecting
-                    // URL gets each request once more only this time.
-                    *lock(&self.lean) = None;
-                } else {
-                    lean_resp = Some(Resp::Lean(r));
-                }
-            }
+                    .map(|r| self.lean_answer(r))
+                    .map_err(|e| Error::Io(format!("fetch failed: {e}")))?,
+                None => None,
+            };
             let resp = match lean_resp {
                 Some(r) => r,
                 None => {
