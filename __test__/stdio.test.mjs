@@ -167,6 +167,44 @@ describe('large answers', () => {
     expect(all.map((r) => r.i)).toEqual([1, 1, 2, 2, 3, 3])
   })
 
+  // String values of 16 KiB and more of a large answer cross as strings of their own, put back
+  // into the parse of the rest (binding/sink.rs, src/jsonrpc/long_strings.rs).
+  it('long strings cut out of a large answer come back as JSON.parse of the whole gives them', async () => {
+    const t = await connect()
+    const long = (s) => s.repeat(Math.ceil((20 * KIB) / s.length))
+    const value = {
+      plain: long('x'),
+      escaped: long('line "one"\n\ttab \\ slash / \u0001 '),
+      latin1: long('café ÿ '),
+      wide: long('snow ☃ and 😀 '),
+      short: 'short',
+      list: [long('a'), 1, [long('b'), { deep: long('c') }], null],
+      'k"ey\n': long('d'),
+      ['__proto__']: long('e'),
+    }
+    const got = await t.request('echo', value)
+    expect(got).toEqual(value)
+    expect(Object.hasOwn(got, '__proto__')).toBe(true)
+    expect(Object.getPrototypeOf(got)).toBe(Object.prototype)
+    // Texts no JSON.stringify writes: duplicate keys (the later one wins, as in JSON.parse), forged
+    // placeholders (the tag is random per process), escapes of every kind.
+    const x = 'x'.repeat(40 * KIB) // two make an answer of 64 KiB or more
+    for (const text of [
+      `{"t":"${x}","t":"later","p":"${x}"}`,
+      `{"t":"later","t":"${x}","p":"${x}"}`,
+      `{"t":{"u":"${x}"},"t":[1],"p":"${x}"}`,
+      `{"t":"${x}","t":"\\u0000${'0'.repeat(16)}:0","p":"${x}"}`,
+      `{"t":"${x}\\u00e9\\u00FF\\b\\f\\r\\/","u":"${x}\\u2603\\ud83d\\ude00"}`,
+      ` [ "${x}" , { "a" : "${x}" } ] `,
+    ]) {
+      expect(await t.request('raw-result', { text })).toEqual(JSON.parse(text))
+    }
+    // What JSON.parse rejects is still rejected, whatever was cut out before it.
+    const bad = await settle(t.request('raw-result', { text: `{"t":"${x}","u":"${x}\\x"}` }, { timeout: 10000 }))
+    expect(bad.error.code).toBe('MCP_PARSE_ERROR')
+    expect(await t.request('echo', { still: 'up' })).toEqual({ still: 'up' })
+  })
+
   // The JS thread reads until a long line comes, then the Rust I/O thread reads it and hands
   // back (handOverLongLines): the JS thread gets the answer in one piece.
   const handsOver = process.env.MCP_NATIVE_RUST_READER !== '1'

@@ -45,11 +45,13 @@ const FLUSH_AT = 8 * 4
  * One event of a batch from Rust (binding/sink.rs). Results and params are the server's JSON as
  * it came: any JSON value, hence `any`.
  * @typedef {[0, number, any?] | [1, number, ErrorDescriptor] | [2, string, any?] | [3, string | number, string, any?]
- *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null] | [14, number, string] | [15] | [16]} NativeEvent
+ *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null] | [14, number, string]
+ *   | [14, number, string, string, (string | number)[][], string[]] | [15] | [16]} NativeEvent
  */
 /**
  * A batch of events from Rust (binding/sink.rs): its JSON text, or, when it carries large answers
- * as they came (events `[14, id, k]`), an array of the text and those answers' texts.
+ * as they came (events `[14, id, k]`, or `[14, id, k, tag, paths]` with the long strings cut out of
+ * the answer, which follow it), an array of the text and those texts.
  * @typedef {string | string[]} Batch
  */
 
@@ -64,9 +66,35 @@ function readBatch(batch) {
   for (const ev of events) {
     // A manager wraps its servers' events: [11, tag, event].
     const inner = ev[0] === 11 ? ev[2] : ev
-    if (inner[0] === 14) inner[2] = batch[inner[2] + 1]
+    if (inner[0] === 14) {
+      const k = inner[2] + 1
+      inner[2] = batch[k]
+      // [14, id, k, tag, paths]: the answer's long strings follow its skeleton (binding/sink.rs).
+      if (inner.length > 3) inner[5] = batch.slice(k + 1, k + 1 + inner[4].length)
+    }
   }
   return events
+}
+
+/**
+ * Puts the long strings cut out of a large answer back where their placeholders are, which
+ * makes it what `JSON.parse` of the whole answer gives (src/jsonrpc/long_strings.rs). Where a
+ * later duplicate key replaced a placeholder (or the object holding it), nothing is put there,
+ * as `JSON.parse` keeps the later value too.
+ * @param {any} root the parsed skeleton
+ * @param {string} tag the placeholders' tag
+ * @param {(string | number)[][]} paths where each string goes, from the root
+ * @param {string[]} strings
+ */
+function putLongStrings(root, tag, paths, strings) {
+  for (let k = 0; k < paths.length; k++) {
+    const path = paths[k]
+    let node = root
+    for (let j = 0; j < path.length - 1 && typeof node === 'object' && node !== null; j++) node = node[path[j]]
+    const last = path[path.length - 1]
+    // An own property holds the placeholder (JSON.parse defines even `__proto__` as one).
+    if (typeof node === 'object' && node !== null && node[last] === `\0${tag}:${k}`) node[last] = strings[k]
+  }
 }
 
 /**
@@ -829,6 +857,10 @@ class NativeTransport {
         let message
         try {
           message = JSON.parse(ev[2])
+          if (ev.length > 3) {
+            const [, , , tag, paths, strings] = /** @type {[14, number, string, string, (string | number)[][], string[]]} */ (ev)
+            putLongStrings(message, tag, paths, strings)
+          }
         } catch (err) {
           entry.reject(makeError({ message: `Invalid JSON in the answer: ${/** @type {Error} */ (err).message}`, code: 'MCP_PARSE_ERROR' }))
           break

@@ -8,6 +8,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 // The properties the `jsonrpc` fuzz target and `tests/fuzz_corpus.rs` check.
+pub mod long_strings;
 #[doc(hidden)]
 pub mod properties;
 mod skim;

@@ -21,6 +21,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 
 use super::errors::descriptor_text;
 use crate::client::{ClientEvent, ClientSink, Status as ClientStatus};
+use crate::jsonrpc::long_strings::{Step, split_long_strings};
 use crate::transport::{Event, EventSink};
 
 /// Answers of this size or more cross unparsed ([`Event::RawAnswer`]). Below it, the batch text
@@ -28,6 +29,36 @@ use crate::transport::{Event, EventSink};
 /// decoding and the parse of the copy cost more than a string of its own (measured: `npm run bench`,
 /// large section).
 pub const RAW_ANSWER_BYTES: usize = 64 * 1024;
+
+/// String values of a raw answer this long or longer cross as strings of their own, not through
+/// its `JSON.parse` ([`split_long_strings`]): below it, the copy `JSON.parse` makes is cheaper
+/// than an external string and putting it in place.
+const LONG_STRING_BYTES: usize = 16 * 1024;
+
+/// A raw answer is split only when at most this much of it is left to `JSON.parse`: the walk
+/// that finds the strings then costs far less than the parse it saves.
+const MAX_SKELETON_BYTES: usize = 256 * 1024;
+
+/// The placeholders' tag, random per process: a server cannot forge a placeholder.
+fn tag() -> &'static str {
+    static TAG: OnceLock<String> = OnceLock::new();
+    TAG.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let random = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        format!("{random:016x}")
+    })
+}
+
+fn path_json(path: &[Step]) -> Vec<serde_json::Value> {
+    path.iter()
+        .map(|step| match step {
+            Step::Key(key) => serde_json::Value::String(key.clone()),
+            Step::Index(i) => serde_json::Value::from(*i),
+        })
+        .collect()
+}
 
 /// One batch: events as JSON array text (without its closing `]`), and the raw messages its
 /// `[14,id,k]` events refer to.
@@ -123,12 +154,13 @@ unsafe extern "C" fn drop_bytes(
     drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
 }
 
-/// One raw message as a JS string: ASCII as external Latin-1 (no copy, no decoding), else
-/// decoded from UTF-8 (invalid sequences become U+FFFD, as a JS reader decodes them).
-unsafe fn raw_string(env: sys::napi_env, message: Bytes, ascii: bool) -> Result<sys::napi_value> {
+/// One raw message as a JS string: Latin-1 (ASCII, or a long string's decoded characters) as
+/// an external string (no copy, no decoding), else decoded from UTF-8 (invalid sequences become
+/// U+FFFD, as a JS reader decodes them).
+unsafe fn raw_string(env: sys::napi_env, message: Bytes, latin1: bool) -> Result<sys::napi_value> {
     let mut out = std::ptr::null_mut();
     let mut message = message;
-    if ascii && let Some(create) = external_latin1() {
+    if latin1 && let Some(create) = external_latin1() {
         let (ptr, len) = (message.as_ptr(), message.len());
         let hint = Box::into_raw(Box::new(message));
         let mut copied = false;
@@ -150,7 +182,7 @@ unsafe fn raw_string(env: sys::napi_env, message: Bytes, ascii: bool) -> Result<
         // Not created: the finalizer never runs; the bytes are ours again, to copy.
         message = *unsafe { Box::from_raw(hint) };
     }
-    let copy = if ascii {
+    let copy = if latin1 {
         sys::napi_create_string_latin1
     } else {
         sys::napi_create_string_utf8
@@ -343,7 +375,21 @@ fn write_event(batch: &mut Delivery, event: Event) {
         }
         Event::RawAnswer { id, message, ascii } => {
             let _ = write!(out, "[14,{id},{}", batch.raws.len());
-            batch.raws.push((message, ascii));
+            match split_long_strings(&message, LONG_STRING_BYTES, MAX_SKELETON_BYTES, tag()) {
+                Some(split) => {
+                    // `[14,id,k,tag,paths]`: raw message k is the skeleton, k+1… its strings.
+                    let paths: Vec<Vec<serde_json::Value>> =
+                        split.strings.iter().map(|s| path_json(&s.path)).collect();
+                    let _ = write!(out, ",\"{}\",", tag());
+                    out.push_str(&serde_json::to_string(&paths).expect("paths serialize"));
+                    let ascii = split.skeleton.is_ascii();
+                    batch.raws.push((Bytes::from(split.skeleton), ascii));
+                    for s in split.strings {
+                        batch.raws.push((s.latin1, true));
+                    }
+                }
+                None => batch.raws.push((message, ascii)),
+            }
         }
         Event::CallerReads(again) => out.push_str(if again { "[16" } else { "[15" }),
     }

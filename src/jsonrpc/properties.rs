@@ -44,7 +44,53 @@ pub fn check_message(data: &[u8]) {
         _ => {}
     }
     check_skim(data, reference.as_ref());
+    check_long_strings(data);
     check_builders(data, &text);
+}
+
+/// The tag of the placeholders [`check_long_strings`] uses.
+const TAG: &str = "5eed";
+
+/// What JavaScript does with a split (lib/core.js `putLongStrings`): parses the skeleton, then
+/// puts each string where its placeholder still is (a later duplicate key may have replaced the
+/// placeholder or a container on its path: then nothing is put). `None` when the skeleton is
+/// not JSON.
+pub fn rebuild_split(split: &long_strings::Split, tag: &str) -> Option<Value> {
+    let mut root: Value = serde_json::from_slice(&split.skeleton).ok()?;
+    for (k, s) in split.strings.iter().enumerate() {
+        let mut node = Some(&mut root);
+        for step in &s.path {
+            node = node.and_then(|n| match step {
+                long_strings::Step::Key(key) => n.get_mut(key.as_str()),
+                long_strings::Step::Index(i) => n.get_mut(*i),
+            });
+        }
+        if let Some(slot) = node
+            && *slot == Value::String(format!("\u{0}{tag}:{k}"))
+        {
+            *slot = Value::String(s.latin1.iter().map(|&b| char::from(b)).collect());
+        }
+    }
+    Some(root)
+}
+
+/// A text split into its long strings (here: of 2 bytes and more) and a skeleton rebuilds to
+/// what parsing it whole gives; a text that is not JSON leaves a skeleton that is not JSON.
+fn check_long_strings(data: &[u8]) {
+    if std::str::from_utf8(data).is_err() {
+        return; // JS decodes both alike (U+FFFD), which serde_json does not model
+    }
+    let line = bytes::Bytes::copy_from_slice(data);
+    let Some(split) = long_strings::split_long_strings(&line, 2, usize::MAX, TAG) else {
+        return;
+    };
+    match serde_json::from_slice::<Value>(data) {
+        Ok(whole) => assert_eq!(rebuild_split(&split, TAG), Some(whole), "long strings"),
+        Err(_) => assert!(
+            serde_json::from_slice::<Value>(&split.skeleton).is_err(),
+            "long strings: the skeleton of a text that is not JSON parses"
+        ),
+    }
 }
 
 /// What a message is, as plain values (`None` for a missing member).
