@@ -21,7 +21,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 
 use super::errors::descriptor_text;
 use crate::client::{ClientEvent, ClientSink, Status as ClientStatus};
-use crate::jsonrpc::long_strings::{Step, split_long_strings};
+use crate::jsonrpc::long_strings::{Split, Step, split_long_strings};
 use crate::transport::{Event, EventSink};
 
 /// Answers of this size or more cross unparsed ([`Event::RawAnswer`]). Below it, the batch text
@@ -84,7 +84,7 @@ impl Delivery {
         self.text.push_str(event);
     }
 
-    fn push_event(&mut self, event: Event) {
+    fn push_event(&mut self, event: Ready) {
         self.separate();
         write_event(self, event);
     }
@@ -303,6 +303,7 @@ impl EventSink for BatchSink {
         if events.is_empty() {
             return;
         }
+        let events: Vec<Ready> = events.into_iter().map(ready).collect();
         let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
         for event in events {
             b.delivery.push_event(event);
@@ -319,7 +320,7 @@ impl EventSink for BatchSink {
 pub fn batch_of(events: Vec<Event>) -> Delivery {
     let mut delivery = Delivery::default();
     for event in events {
-        delivery.push_event(event);
+        delivery.push_event(ready(event));
     }
     delivery.finish()
 }
@@ -335,10 +336,66 @@ fn push_opt_raw(out: &mut String, raw: Option<&serde_json::value::RawValue>) {
     }
 }
 
+/// An event made ready for a batch before its lock is taken: a raw answer's long strings are
+/// cut out here, on the emitting thread (a pass over megabytes must not hold the lock that the
+/// JS thread takes batches under).
+enum Ready {
+    Event(Event),
+    Raw {
+        id: u64,
+        message: Bytes,
+        ascii: bool,
+        split: Option<Split>,
+    },
+}
+
+fn ready(event: Event) -> Ready {
+    match event {
+        Event::RawAnswer { id, message, ascii } => {
+            let split = split_long_strings(&message, LONG_STRING_BYTES, MAX_SKELETON_BYTES, tag());
+            Ready::Raw {
+                id,
+                message,
+                ascii,
+                split,
+            }
+        }
+        event => Ready::Event(event),
+    }
+}
+
 /// Writes `event` as batch text; a raw answer's message joins the batch's raw messages.
-fn write_event(batch: &mut Delivery, event: Event) {
+fn write_event(batch: &mut Delivery, event: Ready) {
     use std::fmt::Write;
     let out = &mut batch.text;
+    let event = match event {
+        Ready::Event(event) => event,
+        Ready::Raw {
+            id,
+            message,
+            ascii,
+            split,
+        } => {
+            let _ = write!(out, "[14,{id},{}", batch.raws.len());
+            match split {
+                Some(split) => {
+                    // `[14,id,k,tag,paths]`: raw message k is the skeleton, k+1… its strings.
+                    let paths: Vec<Vec<serde_json::Value>> =
+                        split.strings.iter().map(|s| path_json(&s.path)).collect();
+                    let _ = write!(out, ",\"{}\",", tag());
+                    out.push_str(&serde_json::to_string(&paths).expect("paths serialize"));
+                    let ascii = split.skeleton.is_ascii();
+                    batch.raws.push((Bytes::from(split.skeleton), ascii));
+                    for s in split.strings {
+                        batch.raws.push((s.latin1, true));
+                    }
+                }
+                None => batch.raws.push((message, ascii)),
+            }
+            out.push(']');
+            return;
+        }
+    };
     match event {
         Event::Response { id, result } => {
             let _ = write!(out, "[0,{id}");
@@ -373,23 +430,10 @@ fn write_event(batch: &mut Delivery, event: Event) {
                 None => out.push_str("null"),
             }
         }
+        // `ready` makes every raw answer a `Ready::Raw`; were one to come here, it goes whole.
         Event::RawAnswer { id, message, ascii } => {
             let _ = write!(out, "[14,{id},{}", batch.raws.len());
-            match split_long_strings(&message, LONG_STRING_BYTES, MAX_SKELETON_BYTES, tag()) {
-                Some(split) => {
-                    // `[14,id,k,tag,paths]`: raw message k is the skeleton, k+1… its strings.
-                    let paths: Vec<Vec<serde_json::Value>> =
-                        split.strings.iter().map(|s| path_json(&s.path)).collect();
-                    let _ = write!(out, ",\"{}\",", tag());
-                    out.push_str(&serde_json::to_string(&paths).expect("paths serialize"));
-                    let ascii = split.skeleton.is_ascii();
-                    batch.raws.push((Bytes::from(split.skeleton), ascii));
-                    for s in split.strings {
-                        batch.raws.push((s.latin1, true));
-                    }
-                }
-                None => batch.raws.push((message, ascii)),
-            }
+            batch.raws.push((message, ascii));
         }
         Event::CallerReads(again) => out.push_str(if again { "[16" } else { "[15" }),
     }
@@ -447,6 +491,7 @@ impl BatchSink {
     /// Appends events of server `tag` of a manager, each wrapped: `[11,tag,event]`.
     fn push_tagged_events(&self, tag: u32, events: Vec<Event>) {
         use std::fmt::Write;
+        let events: Vec<Ready> = events.into_iter().map(ready).collect();
         let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
         for event in events {
             let d = &mut b.delivery;
