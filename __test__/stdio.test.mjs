@@ -196,6 +196,8 @@ describe('large answers', () => {
       `{"t":"${x}","t":"\\u0000${'0'.repeat(16)}:0","p":"${x}"}`,
       `{"t":"${x}\\u00e9\\u00FF\\b\\f\\r\\/","u":"${x}\\u2603\\ud83d\\ude00"}`,
       ` [ "${x}" , { "a" : "${x}" } ] `,
+      // A lone surrogate stays with JSON.parse, which keeps it; a pair is decoded.
+      `{"t":"${x}\\ud800","u":"${x}\\udc00x","v":"${x}\\ud83d\\ude00"}`,
     ]) {
       expect(await t.request('raw-result', { text })).toEqual(JSON.parse(text))
     }

@@ -21,7 +21,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 
 use super::errors::descriptor_text;
 use crate::client::{ClientEvent, ClientSink, Status as ClientStatus};
-use crate::jsonrpc::long_strings::{Split, Step, split_long_strings};
+use crate::jsonrpc::long_strings::{Split, Step, Text, split_long_strings};
 use crate::transport::{Event, EventSink};
 
 /// Answers of this size or more cross unparsed ([`Event::RawAnswer`]). Below it, the batch text
@@ -65,7 +65,15 @@ fn path_json(path: &[Step]) -> Vec<serde_json::Value> {
 #[derive(Default)]
 pub struct Delivery {
     text: String,
-    raws: Vec<(Bytes, bool)>,
+    raws: Vec<Raw>,
+}
+
+/// A string of a batch besides its text: a large answer, its skeleton, or one of its long strings.
+enum Raw {
+    /// UTF-8 (`false`) or Latin-1 (`true`: ASCII, or a long string's characters below U+0100).
+    Bytes(Bytes, bool),
+    /// A long string with characters from U+0100 up.
+    Utf16(Vec<u16>),
 }
 
 impl Delivery {
@@ -110,8 +118,11 @@ impl ToNapiValue for Delivery {
         })?;
         let text = unsafe { String::to_napi_value(env, val.text)? };
         check_status!(unsafe { sys::napi_set_element(env, array, 0, text) })?;
-        for (k, (message, ascii)) in val.raws.into_iter().enumerate() {
-            let string = unsafe { raw_string(env, message, ascii)? };
+        for (k, raw) in val.raws.into_iter().enumerate() {
+            let string = match raw {
+                Raw::Bytes(message, latin1) => unsafe { raw_string(env, message, latin1)? },
+                Raw::Utf16(units) => unsafe { utf16_string(env, units)? },
+            };
             check_status!(unsafe { sys::napi_set_element(env, array, k as u32 + 1, string) })?;
         }
         Ok(array)
@@ -143,6 +154,75 @@ fn external_latin1() -> Option<ExternalLatin1> {
         (!f.is_null())
             .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalLatin1>(f) })
     })
+}
+
+/// `node_api_create_external_string_utf16` (Node ≥ 20.4, Bun), looked up like the Latin-1 one.
+type ExternalUtf16 = unsafe extern "C" fn(
+    sys::napi_env,
+    *mut u16,
+    usize,
+    Option<unsafe extern "C" fn(sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void)>,
+    *mut std::ffi::c_void,
+    *mut sys::napi_value,
+    *mut bool,
+) -> sys::napi_status;
+
+fn external_utf16() -> Option<ExternalUtf16> {
+    static FOUND: OnceLock<Option<ExternalUtf16>> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        // SAFETY: dlsym with a NUL-terminated name; a non-null result is that function.
+        let f = unsafe {
+            libc::dlsym(
+                libc::RTLD_DEFAULT,
+                c"node_api_create_external_string_utf16".as_ptr(),
+            )
+        };
+        (!f.is_null())
+            .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalUtf16>(f) })
+    })
+}
+
+/// Drops the code units under an external UTF-16 string (the engine is done with it).
+unsafe extern "C" fn drop_units(
+    _env: sys::napi_env,
+    _data: *mut std::ffi::c_void,
+    hint: *mut std::ffi::c_void,
+) {
+    drop(unsafe { Box::from_raw(hint.cast::<Vec<u16>>()) });
+}
+
+/// A long string of UTF-16 code units as a JS string: external (no copy) where the host can,
+/// else copied.
+unsafe fn utf16_string(env: sys::napi_env, units: Vec<u16>) -> Result<sys::napi_value> {
+    let mut out = std::ptr::null_mut();
+    let mut units = units;
+    if let Some(create) = external_utf16() {
+        let (ptr, len) = (units.as_mut_ptr(), units.len());
+        let hint = Box::into_raw(Box::new(units));
+        let mut copied = false;
+        // SAFETY: the units stay alive and unchanged until `drop_units` runs (it owns them; a
+        // Vec's buffer does not move when the Vec itself is moved into the box).
+        let status = unsafe {
+            create(
+                env,
+                ptr,
+                len,
+                Some(drop_units),
+                hint.cast(),
+                &mut out,
+                &mut copied,
+            )
+        };
+        if status == sys::Status::napi_ok {
+            return Ok(out);
+        }
+        // Not created: the finalizer never runs; the units are ours again, to copy.
+        units = *unsafe { Box::from_raw(hint) };
+    }
+    check_status!(unsafe {
+        sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out)
+    })?;
+    Ok(out)
 }
 
 /// Drops the bytes under an external string (the engine is done with it).
@@ -385,12 +465,17 @@ fn write_event(batch: &mut Delivery, event: Ready) {
                     let _ = write!(out, ",\"{}\",", tag());
                     out.push_str(&serde_json::to_string(&paths).expect("paths serialize"));
                     let ascii = split.skeleton.is_ascii();
-                    batch.raws.push((Bytes::from(split.skeleton), ascii));
+                    batch
+                        .raws
+                        .push(Raw::Bytes(Bytes::from(split.skeleton), ascii));
                     for s in split.strings {
-                        batch.raws.push((s.latin1, true));
+                        batch.raws.push(match s.text {
+                            Text::Latin1(bytes) => Raw::Bytes(bytes, true),
+                            Text::Utf16(units) => Raw::Utf16(units),
+                        });
                     }
                 }
-                None => batch.raws.push((message, ascii)),
+                None => batch.raws.push(Raw::Bytes(message, ascii)),
             }
             out.push(']');
             return;
@@ -433,7 +518,7 @@ fn write_event(batch: &mut Delivery, event: Ready) {
         // `ready` makes every raw answer a `Ready::Raw`; were one to come here, it goes whole.
         Event::RawAnswer { id, message, ascii } => {
             let _ = write!(out, "[14,{id},{}", batch.raws.len());
-            batch.raws.push((message, ascii));
+            batch.raws.push(Raw::Bytes(message, ascii));
         }
         Event::CallerReads(again) => out.push_str(if again { "[16" } else { "[15" }),
     }

@@ -1,14 +1,15 @@
 //! The long string values of a large message, cut out of its text so that they can cross to
 //! JavaScript as strings of their own: an ASCII string without escapes is the very bytes read (an
-//! external Latin-1 string, never copied), one with escapes is decoded here, off the JS thread.
+//! external Latin-1 string, never copied), any other is decoded here, off the JS thread.
 //! What is left — the skeleton, a placeholder where each long string was — is small, and its
 //! `JSON.parse` followed by putting the strings back gives what `JSON.parse` of the whole text
 //! gives, without that parse copying megabytes of text on the JS thread.
 //!
-//! Conservative: a long string is cut out only when its value is certain — printable ASCII and
-//! escapes of characters up to U+00FF (Latin-1). Anything else (raw non-ASCII bytes, other
-//! `\u` escapes, control characters, bad escapes) stays in the skeleton, where `JSON.parse` reads
-//! it, or rejects it, as before. A text whose structure the walk cannot follow is not split.
+//! Conservative: a long string is cut out only when its value is certain — UTF-8 without control
+//! characters, valid escapes, surrogates in pairs. It crosses as Latin-1 when all its characters
+//! are below U+0100, else as UTF-16. Anything else (bytes that are not UTF-8, control characters,
+//! bad escapes, a lone surrogate) stays in the skeleton, where `JSON.parse` reads it, or rejects
+//! it, as before. A text whose structure the walk cannot follow is not split.
 
 use bytes::Bytes;
 
@@ -26,8 +27,18 @@ pub enum Step {
 pub struct LongString {
     /// Where its value sits.
     pub path: Vec<Step>,
-    /// Its characters, one byte each (Latin-1; ASCII unless decoded from `\u00XX` escapes).
-    pub latin1: Bytes,
+    /// Its characters.
+    pub text: Text,
+}
+
+/// The characters of a long string, as a JS engine holds them.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Text {
+    /// One byte per character, all below U+0100: the bytes read (printable ASCII without
+    /// escapes), or decoded.
+    Latin1(Bytes),
+    /// UTF-16 code units, for a string with characters from U+0100 up (decoded).
+    Utf16(Vec<u16>),
 }
 
 /// A message split by [`split_long_strings`].
@@ -178,15 +189,13 @@ impl Walk<'_> {
             return; // the message itself: left to JSON.parse
         }
         let content = &self.line[open + 1..close];
-        let latin1 = if escaped {
+        let text = if !escaped && printable_ascii(content) {
+            Text::Latin1(self.line.slice(open + 1..close))
+        } else {
             match decode(content) {
-                Some(text) => Bytes::from(text),
+                Some(text) => text,
                 None => return,
             }
-        } else if printable_ascii(content) {
-            self.line.slice(open + 1..close)
-        } else {
-            return;
         };
         let Some(path) = self.path() else { return };
         self.skeleton
@@ -196,7 +205,7 @@ impl Walk<'_> {
             .extend_from_slice(format!("\"\\u0000{}:{k}\"", self.tag).as_bytes());
         self.copied = close + 1;
         self.cut += close + 1 - open;
-        self.strings.push(LongString { path, latin1 });
+        self.strings.push(LongString { path, text });
     }
 
     /// The path to the value being read (`None` when a key cannot be decoded).
@@ -265,46 +274,130 @@ fn printable_ascii(s: &[u8]) -> bool {
         .all(|c| c.iter().fold(true, |ok, &b| ok & (0x20..0x80).contains(&b)))
 }
 
-/// The value of a string's content with escapes, as Latin-1 bytes: `None` unless every raw byte
-/// is printable ASCII and every escape is valid and below U+0100.
-fn decode(s: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len());
+/// The value of a string's content: `None` unless its raw bytes are UTF-8 without control
+/// characters and its escapes are valid, surrogates in pairs (what `JSON.parse` would do with a
+/// lone one, or with bytes that are not UTF-8, stays with it).
+fn decode(s: &[u8]) -> Option<Text> {
+    let mut out = Decoded {
+        latin1: Vec::with_capacity(s.len()),
+        wide: None,
+    };
     let mut i = 0;
     while i < s.len() {
+        // A backslash is never inside a UTF-8 sequence (their bytes are 0x80 and up).
         let run = memchr::memchr(b'\\', &s[i..]).unwrap_or(s.len() - i);
         let plain = &s[i..i + run];
-        if !printable_ascii(plain) {
-            return None;
+        if printable_ascii(plain) {
+            out.ascii(plain);
+        } else {
+            out.text(plain)?;
         }
-        out.extend_from_slice(plain);
         i += run;
         if i == s.len() {
             break;
         }
-        let byte = match *s.get(i + 1)? {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
+        let c = match *s.get(i + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
             b'u' => {
-                let hex = std::str::from_utf8(s.get(i + 2..i + 6)?).ok()?;
-                if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return None;
-                }
-                let code = u16::from_str_radix(hex, 16).ok()?;
+                let high = hex4(s.get(i + 2..i + 6)?)?;
                 i += 4;
-                u8::try_from(code).ok()?
+                match high {
+                    0xd800..=0xdbff => {
+                        // The low half must follow as an escape of its own.
+                        if s.get(i + 2..i + 4)? != b"\\u" {
+                            return None;
+                        }
+                        let low = hex4(s.get(i + 4..i + 8)?)?;
+                        if !(0xdc00..=0xdfff).contains(&low) {
+                            return None;
+                        }
+                        i += 6;
+                        char::from_u32(0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00))?
+                    }
+                    _ => char::from_u32(high)?, // `None` for a lone low half
+                }
             }
             _ => return None,
         };
-        out.push(byte);
+        out.push(c);
         i += 2;
     }
-    Some(out)
+    Some(match out.wide {
+        Some(wide) => Text::Utf16(wide),
+        None => Text::Latin1(Bytes::from(out.latin1)),
+    })
+}
+
+/// Four hex digits.
+fn hex4(hex: &[u8]) -> Option<u32> {
+    if !hex.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+}
+
+/// Decoded characters: Latin-1 until the first one from U+0100 up, then UTF-16.
+struct Decoded {
+    latin1: Vec<u8>,
+    wide: Option<Vec<u16>>,
+}
+
+impl Decoded {
+    fn ascii(&mut self, run: &[u8]) {
+        match &mut self.wide {
+            None => self.latin1.extend_from_slice(run),
+            Some(wide) => wide.extend(run.iter().map(|&b| u16::from(b))),
+        }
+    }
+
+    /// Raw text without escapes: its ASCII stretches are widened in bulk, the rest decoded
+    /// character by character. `None` when it is not UTF-8 or has a control character.
+    fn text(&mut self, run: &[u8]) -> Option<()> {
+        let no_control = run
+            .chunks(64)
+            .all(|c| c.iter().fold(true, |ok, &b| ok & (b >= 0x20)));
+        if !no_control {
+            return None;
+        }
+        std::str::from_utf8(run).ok()?;
+        let mut rest = run;
+        while !rest.is_empty() {
+            let ascii = rest.iter().position(|&b| b >= 0x80).unwrap_or(rest.len());
+            self.ascii(&rest[..ascii]);
+            rest = &rest[ascii..];
+            let other = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
+            // Valid UTF-8 split at ASCII bytes, which are always character boundaries.
+            for c in std::str::from_utf8(&rest[..other]).ok()?.chars() {
+                self.push(c);
+            }
+            rest = &rest[other..];
+        }
+        Some(())
+    }
+
+    fn push(&mut self, c: char) {
+        if self.wide.is_none() {
+            if let Ok(byte) = u8::try_from(u32::from(c)) {
+                self.latin1.push(byte);
+                return;
+            }
+            let mut wide = Vec::with_capacity(self.latin1.capacity());
+            wide.extend(self.latin1.iter().map(|&b| u16::from(b)));
+            self.latin1 = Vec::new();
+            self.wide = Some(wide);
+        }
+        if let Some(wide) = &mut self.wide {
+            let mut units = [0u16; 2];
+            wide.extend_from_slice(c.encode_utf16(&mut units));
+        }
+    }
 }
 
 #[cfg(test)]

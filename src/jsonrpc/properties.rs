@@ -68,7 +68,10 @@ pub fn rebuild_split(split: &long_strings::Split, tag: &str) -> Option<Value> {
         if let Some(slot) = node
             && *slot == Value::String(format!("\u{0}{tag}:{k}"))
         {
-            *slot = Value::String(s.latin1.iter().map(|&b| char::from(b)).collect());
+            *slot = Value::String(match &s.text {
+                long_strings::Text::Latin1(bytes) => bytes.iter().map(|&b| char::from(b)).collect(),
+                long_strings::Text::Utf16(units) => String::from_utf16(units).ok()?,
+            });
         }
     }
     Some(root)

@@ -1,7 +1,7 @@
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::{Step, split_long_strings};
+use super::{Step, Text, split_long_strings};
 use crate::jsonrpc::properties::rebuild_split;
 
 const TAG: &str = "5eed";
@@ -50,10 +50,13 @@ fn a_long_ascii_string_is_cut_out_without_copying() {
             Step::Key("text".into())
         ]
     );
-    assert_eq!(&s.latin1[..], text.as_bytes());
+    let Text::Latin1(latin1) = &s.text else {
+        panic!("not Latin-1: {:?}", s.text)
+    };
+    assert_eq!(&latin1[..], text.as_bytes());
     // The very bytes of the line.
     let at = line.find(&text).unwrap();
-    assert_eq!(s.latin1.as_ptr(), bytes[at..].as_ptr());
+    assert_eq!(latin1.as_ptr(), bytes[at..].as_ptr());
     assert_eq!(
         std::str::from_utf8(&split.skeleton).unwrap(),
         r#"{"jsonrpc":"2.0","id":"3","result":{"content":[{"type":"text","text":"\u00005eed:0"}]}}"#
@@ -67,21 +70,58 @@ fn escapes_up_to_latin1_are_decoded() {
     let line = format!(r#"{{"id":1,"result":{{"text":"{text}"}}}}"#);
     assert_eq!(same(&line, 16), 1);
     let split = split_long_strings(&Bytes::from(line), 16, 1 << 20, TAG).unwrap();
-    assert!(split.strings[0].latin1.contains(&0xe9));
-    assert!(split.strings[0].latin1.contains(&0));
+    let Text::Latin1(latin1) = &split.strings[0].text else {
+        panic!("not Latin-1")
+    };
+    assert!(latin1.contains(&0xe9));
+    assert!(latin1.contains(&0));
+}
+
+#[test]
+fn other_text_is_decoded_to_utf16() {
+    let long = "u".repeat(40);
+    for (text, expected) in [
+        (format!("{long}\\u2603"), format!("{long}\u{2603}")),
+        (
+            format!("{long}\\ud83d\\ude00 and \\uD83D\\uDE00"),
+            format!("{long}\u{1f600} and \u{1f600}"),
+        ),
+        (
+            format!("{long}snow \u{2603}, raw \u{1f600}, \\\"quoted\\\" \u{e9}"),
+            format!("{long}snow \u{2603}, raw \u{1f600}, \"quoted\" \u{e9}"),
+        ),
+        // Raw UTF-8 below U+0100 stays Latin-1.
+        (format!("{long}caf\u{e9}"), format!("{long}caf\u{e9}")),
+    ] {
+        let line = format!(r#"{{"id":1,"result":{{"text":"{text}"}}}}"#);
+        assert_eq!(same(&line, 16), 1, "{line}");
+        let split = split_long_strings(&Bytes::from(line), 16, 1 << 20, TAG).unwrap();
+        match &split.strings[0].text {
+            Text::Latin1(bytes) => {
+                assert!(expected.chars().all(|c| u32::from(c) < 0x100));
+                let got: String = bytes.iter().map(|&b| char::from(b)).collect();
+                assert_eq!(got, expected);
+            }
+            Text::Utf16(units) => {
+                assert!(expected.chars().any(|c| u32::from(c) >= 0x100));
+                assert_eq!(String::from_utf16(units).unwrap(), expected);
+            }
+        }
+    }
 }
 
 #[test]
 fn what_is_not_certain_stays_for_json_parse() {
     let long = "y".repeat(40);
     for text in [
-        format!("{long}\u{e9}"),         // raw non-ASCII (UTF-8)
-        format!("{long}\\u2603"),        // above Latin-1
-        format!("{long}\\ud83d\\ude00"), // a surrogate pair
-        format!("{long}\u{1}"),          // a raw control character: JSON.parse rejects it
-        format!("{long}\\x41"),          // a bad escape
-        format!("{long}\\u00G1"),        // bad hex
-        format!("{long}\\u00"),          // cut short
+        format!("{long}\\ud83d"), // a lone high surrogate (JSON.parse keeps it)
+        format!("{long}\\ude00"), // a lone low one
+        format!("{long}\\ud83d\\u0041"), // a high one followed by no low one
+        format!("{long}\\ud83dx"), // nor by an escape
+        format!("{long}\u{1}"),   // a raw control character: JSON.parse rejects it
+        format!("{long}\\x41"),   // a bad escape
+        format!("{long}\\u00G1"), // bad hex
+        format!("{long}\\u00"),   // cut short
     ] {
         let line = format!(r#"{{"id":1,"result":{{"text":"{text}"}}}}"#);
         assert!(
@@ -92,6 +132,10 @@ fn what_is_not_certain_stays_for_json_parse() {
     // A short string is left; so is a long key.
     let line = format!(r#"{{"id":1,"result":{{"short":"abc","{long}":1}}}}"#);
     assert!(split_long_strings(&Bytes::from(line), 16, 1 << 20, TAG).is_none());
+    // Bytes that are not UTF-8 (JS reads them as U+FFFD, with the whole answer).
+    let mut line = format!(r#"{{"id":1,"result":{{"text":"{long}"#).into_bytes();
+    line.extend_from_slice(b"\xff\xfe\"}}");
+    assert!(split_long_strings(&Bytes::from(line), 16, 1 << 20, TAG).is_none());
 }
 
 #[test]
@@ -100,7 +144,7 @@ fn uncertain_and_long_strings_mix() {
     let line = format!(
         r#"{{"id":1,"result":{{"a":"{long}\u00e9","b":"{long}é","c":["{long}",{{"d":"{long}"}}],"e":"{long}\u2603"}}}}"#
     );
-    assert_eq!(same(&line, 32), 3);
+    assert_eq!(same(&line, 32), 5);
 }
 
 #[test]
@@ -201,7 +245,18 @@ fn random_messages_rebuild_to_what_a_parse_gives() {
         rng % n
     };
     let pieces = [
-        "a", "\\n", "\\\"", "\\u00e9", "\\u2603", "é", "\\\\", " ", "\\/", "Z",
+        "a",
+        "\\n",
+        "\\\"",
+        "\\u00e9",
+        "\\u2603",
+        "é",
+        "\u{2603}",
+        "\\\\",
+        " ",
+        "\\/",
+        "Z",
+        "\\ud83d\\ude00",
     ];
     let mut split_count = 0;
     for _ in 0..3000 {
@@ -244,8 +299,10 @@ fn gen_value(out: &mut String, next: &mut impl FnMut(u64) -> u64, pieces: &[&str
                     pieces[next(pieces.len() as u64) as usize]
                 });
             }
-            if next(50) == 0 {
-                out.push('\u{1}'); // invalid JSON
+            match next(50) {
+                0 => out.push('\u{1}'),       // invalid JSON
+                1 => out.push_str("\\ud800"), // a lone surrogate: JSON.parse keeps it
+                _ => {}
             }
             out.push('"');
         }
