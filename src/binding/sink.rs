@@ -129,56 +129,42 @@ impl ToNapiValue for Delivery {
     }
 }
 
-/// `node_api_create_external_string_latin1` (Node ≥ 20.4, Bun), looked up at run time: where
-/// the host lacks it, strings are copied instead.
-type ExternalLatin1 = unsafe extern "C" fn(
+/// `node_api_create_external_string_latin1` and `_utf16` (Node ≥ 20.4, Bun), of characters `C`.
+/// Looked up at run time: where the host lacks them, strings are copied instead.
+type ExternalString<C> = unsafe extern "C" fn(
     sys::napi_env,
-    *mut std::ffi::c_char,
+    *mut C,
     usize,
-    Option<unsafe extern "C" fn(sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void)>,
+    Option<Finalize>,
     *mut std::ffi::c_void,
     *mut sys::napi_value,
     *mut bool,
 ) -> sys::napi_status;
 
-fn external_latin1() -> Option<ExternalLatin1> {
-    static FOUND: OnceLock<Option<ExternalLatin1>> = OnceLock::new();
+type Finalize = unsafe extern "C" fn(sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void);
+
+/// A function of the host, by name (`None` where the host lacks it).
+fn host_function(name: &std::ffi::CStr) -> Option<*mut std::ffi::c_void> {
+    // SAFETY: dlsym with a NUL-terminated name.
+    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+    (!f.is_null()).then_some(f)
+}
+
+fn external_latin1() -> Option<ExternalString<std::ffi::c_char>> {
+    static FOUND: OnceLock<Option<ExternalString<std::ffi::c_char>>> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        // SAFETY: dlsym with a NUL-terminated name; a non-null result is that function.
-        let f = unsafe {
-            libc::dlsym(
-                libc::RTLD_DEFAULT,
-                c"node_api_create_external_string_latin1".as_ptr(),
-            )
-        };
-        (!f.is_null())
-            .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalLatin1>(f) })
+        // SAFETY: the host's function of this name has this signature (js_native_api.h).
+        host_function(c"node_api_create_external_string_latin1")
+            .map(|f| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalString<_>>(f) })
     })
 }
 
-/// `node_api_create_external_string_utf16` (Node ≥ 20.4, Bun), looked up like the Latin-1 one.
-type ExternalUtf16 = unsafe extern "C" fn(
-    sys::napi_env,
-    *mut u16,
-    usize,
-    Option<unsafe extern "C" fn(sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void)>,
-    *mut std::ffi::c_void,
-    *mut sys::napi_value,
-    *mut bool,
-) -> sys::napi_status;
-
-fn external_utf16() -> Option<ExternalUtf16> {
-    static FOUND: OnceLock<Option<ExternalUtf16>> = OnceLock::new();
+fn external_utf16() -> Option<ExternalString<u16>> {
+    static FOUND: OnceLock<Option<ExternalString<u16>>> = OnceLock::new();
     *FOUND.get_or_init(|| {
-        // SAFETY: dlsym with a NUL-terminated name; a non-null result is that function.
-        let f = unsafe {
-            libc::dlsym(
-                libc::RTLD_DEFAULT,
-                c"node_api_create_external_string_utf16".as_ptr(),
-            )
-        };
-        (!f.is_null())
-            .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalUtf16>(f) })
+        // SAFETY: the host's function of this name has this signature (js_native_api.h).
+        host_function(c"node_api_create_external_string_utf16")
+            .map(|f| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalString<_>>(f) })
     })
 }
 
