@@ -13,8 +13,10 @@ pub const SNIFF_PREFIX: usize = 4096;
 /// How much spare room the reader asks for before each read.
 pub const READ_CHUNK: usize = 64 * 1024;
 
-/// A partial line this long gets a buffer of [`LAZY_BYTES`] (see `LineDecoder::make_room`).
-const LONG_LINE: usize = 1 << 20;
+/// A partial line this long gets a buffer of [`LAZY_BYTES`] (see `LineDecoder::make_room`); a
+/// complete line this long is in a buffer of its own, of its size (`fitted`). A shorter line
+/// shares its buffer with the lines read around it.
+pub const LONG_LINE: usize = 1 << 20;
 
 /// The size of a long line's buffer: at glibc's highest mapping threshold (its threshold moves
 /// up to 32 MiB as large blocks are freed), so that it is mapped lazily and grows by remapping,

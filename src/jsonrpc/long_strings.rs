@@ -1,6 +1,7 @@
 //! The long string values of a large message, cut out of its text so that they can cross to
-//! JavaScript as strings of their own: an ASCII string without escapes is the very bytes read (an
-//! external Latin-1 string, never copied), any other is decoded here, off the JS thread.
+//! JavaScript as strings of their own: an ASCII string without escapes of a line of 1 MiB or more
+//! is the very bytes read (an external Latin-1 string, never copied), any other is copied or
+//! decoded here, off the JS thread.
 //! What is left — the skeleton, a placeholder where each long string was — is small, and its
 //! `JSON.parse` followed by putting the strings back gives what `JSON.parse` of the whole text
 //! gives, without that parse copying megabytes of text on the JS thread.
@@ -12,6 +13,8 @@
 //! it, as before. A text whose structure the walk cannot follow is not split.
 
 use bytes::Bytes;
+
+use crate::framing::jsonl::LONG_LINE;
 
 /// One step of the path from the message's root to a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,7 +193,13 @@ impl Walk<'_> {
         }
         let content = &self.line[open + 1..close];
         let text = if !escaped && printable_ascii(content) {
-            Text::Latin1(self.line.slice(open + 1..close))
+            // The very bytes when the line has a buffer of its own; else a copy, since a kept
+            // string would keep the buffer of the lines read around it too.
+            Text::Latin1(if self.line.len() >= LONG_LINE {
+                self.line.slice(open + 1..close)
+            } else {
+                Bytes::copy_from_slice(content)
+            })
         } else {
             match decode(content) {
                 Some(text) => text,

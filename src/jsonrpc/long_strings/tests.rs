@@ -32,36 +32,42 @@ fn same(line: &str, min_len: usize) -> usize {
 }
 
 #[test]
-fn a_long_ascii_string_is_cut_out_without_copying() {
-    let text = "x".repeat(100);
-    let line = format!(
-        r#"{{"jsonrpc":"2.0","id":"3","result":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#
-    );
-    let bytes = Bytes::from(line.clone());
-    let split = split_long_strings(&bytes, 64, 1 << 20, TAG).expect("split");
-    assert_eq!(split.strings.len(), 1);
-    let s = &split.strings[0];
-    assert_eq!(
-        s.path,
-        [
-            Step::Key("result".into()),
-            Step::Key("content".into()),
-            Step::Index(0),
-            Step::Key("text".into())
-        ]
-    );
-    let Text::Latin1(latin1) = &s.text else {
-        panic!("not Latin-1: {:?}", s.text)
-    };
-    assert_eq!(&latin1[..], text.as_bytes());
-    // The very bytes of the line.
-    let at = line.find(&text).unwrap();
-    assert_eq!(latin1.as_ptr(), bytes[at..].as_ptr());
-    assert_eq!(
-        std::str::from_utf8(&split.skeleton).unwrap(),
-        r#"{"jsonrpc":"2.0","id":"3","result":{"content":[{"type":"text","text":"\u00005eed:0"}]}}"#
-    );
-    same(&line, 64);
+fn a_long_ascii_string_is_cut_out_without_copying_from_a_line_with_its_own_buffer() {
+    for len in [100, 1 << 20] {
+        let text = "x".repeat(len);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":"3","result":{{"content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        );
+        let bytes = Bytes::from(line.clone());
+        let split = split_long_strings(&bytes, 64, 1 << 20, TAG).expect("split");
+        assert_eq!(split.strings.len(), 1);
+        let s = &split.strings[0];
+        assert_eq!(
+            s.path,
+            [
+                Step::Key("result".into()),
+                Step::Key("content".into()),
+                Step::Index(0),
+                Step::Key("text".into())
+            ]
+        );
+        let Text::Latin1(latin1) = &s.text else {
+            panic!("not Latin-1: {:?}", s.text)
+        };
+        assert_eq!(&latin1[..], text.as_bytes());
+        // The very bytes of a line of 1 MiB or more (a buffer of its own); a copy below.
+        let at = line.find(&text).unwrap();
+        assert_eq!(
+            latin1.as_ptr() == bytes[at..].as_ptr(),
+            len >= 1 << 20,
+            "{len}"
+        );
+        assert_eq!(
+            std::str::from_utf8(&split.skeleton).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"3","result":{"content":[{"type":"text","text":"\u00005eed:0"}]}}"#
+        );
+        same(&line, 64);
+    }
 }
 
 #[test]
