@@ -86,6 +86,14 @@ pub fn split_long_strings(
     })
 }
 
+/// The deepest a long string may sit to be cut out (an MCP text result's is 4:
+/// `result.content[i].text`); a deeper one stays with `JSON.parse`.
+pub const MAX_DEPTH: usize = 32;
+
+/// The most key text a long string's path may have (raw, before decoding); a string under longer
+/// keys stays with `JSON.parse`.
+pub const MAX_PATH_KEY_BYTES: usize = 1024;
+
 /// An open container: an object with the byte range of its current key, or an array with the
 /// index of its current element.
 enum Open {
@@ -217,8 +225,25 @@ impl Walk<'_> {
         self.strings.push(LongString { path, text });
     }
 
-    /// The path to the value being read (`None` when a key cannot be decoded).
+    /// The path to the value being read: `None` when a key cannot be decoded, or when the path
+    /// is deeper than [`MAX_DEPTH`] or its keys longer than [`MAX_PATH_KEY_BYTES`] (a path is
+    /// made, sent and walked once per string: a server must not make that cost grow with the
+    /// product of nesting and strings).
     fn path(&self) -> Option<Vec<Step>> {
+        if self.stack.len() > MAX_DEPTH {
+            return None;
+        }
+        let key_bytes: usize = self
+            .stack
+            .iter()
+            .map(|open| match open {
+                Open::Object(key) => key.len(),
+                Open::Array(_) => 0,
+            })
+            .sum();
+        if key_bytes > MAX_PATH_KEY_BYTES {
+            return None;
+        }
         self.stack
             .iter()
             .map(|open| match open {

@@ -229,6 +229,29 @@ fn structure_it_cannot_follow_is_not_split() {
 }
 
 #[test]
+fn deep_or_long_keyed_strings_stay_so_that_paths_stay_small() {
+    let long = "p".repeat(40);
+    let nest = |depth: usize, key: &str| {
+        let mut line = String::from(r#"{"id":1,"result":"#);
+        for _ in 0..depth - 1 {
+            line.push_str(&format!(r#"{{"{key}":"#));
+        }
+        line.push_str(&format!(r#"["{long}","{long}"]"#));
+        line.push_str(&"}".repeat(depth));
+        line
+    };
+    // result + 30 objects + the array: 32 deep, cut; one more, left.
+    assert_eq!(same(&nest(31, "k"), 16), 2);
+    let deep = nest(32, "k");
+    assert!(split_long_strings(&Bytes::from(deep), 16, 1 << 20, TAG).is_none());
+    // Keys of 1,024 bytes in all, cut; one more, left.
+    let key = "k".repeat(1018 / 2);
+    assert_eq!(same(&nest(3, &key), 16), 2);
+    let key = "k".repeat(1020 / 2);
+    assert!(split_long_strings(&Bytes::from(nest(3, &key)), 16, 1 << 20, TAG).is_none());
+}
+
+#[test]
 fn a_message_mostly_of_small_values_is_left_whole() {
     let long = "v".repeat(100);
     let small = r#"{"a":1,"b":"two"},"#.repeat(20);
