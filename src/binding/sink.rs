@@ -168,91 +168,89 @@ fn external_utf16() -> Option<ExternalString<u16>> {
     })
 }
 
-/// Drops the code units under an external UTF-16 string (the engine is done with it).
-unsafe extern "C" fn drop_units(
+/// Drops what an external string was made over (the engine is done with it).
+unsafe extern "C" fn drop_owner<T>(
     _env: sys::napi_env,
     _data: *mut std::ffi::c_void,
     hint: *mut std::ffi::c_void,
 ) {
-    drop(unsafe { Box::from_raw(hint.cast::<Vec<u16>>()) });
+    drop(unsafe { Box::from_raw(hint.cast::<T>()) });
+}
+
+/// An external string over the `len` characters at `chars`, which `owner` holds (heap data,
+/// which does not move when the owner is boxed). `Err(owner)` where the host cannot make one:
+/// the caller copies instead.
+///
+/// # Safety
+/// `chars` points at `len` characters owned by `owner`, unchanged while it lives.
+unsafe fn external<T, C>(
+    env: sys::napi_env,
+    create: Option<ExternalString<C>>,
+    owner: T,
+    chars: *mut C,
+    len: usize,
+) -> std::result::Result<sys::napi_value, T> {
+    let Some(create) = create else {
+        return Err(owner);
+    };
+    let hint = Box::into_raw(Box::new(owner));
+    let (mut out, mut copied) = (std::ptr::null_mut(), false);
+    // SAFETY: the characters stay alive and unchanged until `drop_owner::<T>` frees their owner
+    // (the engine calls it when done with the string, or at once when it copied them).
+    let status = unsafe {
+        create(
+            env,
+            chars,
+            len,
+            Some(drop_owner::<T>),
+            hint.cast(),
+            &mut out,
+            &mut copied,
+        )
+    };
+    if status == sys::Status::napi_ok {
+        return Ok(out);
+    }
+    // Not created: the finalizer never runs; the owner is ours again.
+    Err(*unsafe { Box::from_raw(hint) })
 }
 
 /// A long string of UTF-16 code units as a JS string: external (no copy) where the host can,
 /// else copied.
-unsafe fn utf16_string(env: sys::napi_env, units: Vec<u16>) -> Result<sys::napi_value> {
+unsafe fn utf16_string(env: sys::napi_env, mut units: Vec<u16>) -> Result<sys::napi_value> {
+    let (ptr, len) = (units.as_mut_ptr(), units.len());
+    // SAFETY: the units are the Vec's, which is the owner.
+    let units = match unsafe { external(env, external_utf16(), units, ptr, len) } {
+        Ok(string) => return Ok(string),
+        Err(units) => units,
+    };
     let mut out = std::ptr::null_mut();
-    let mut units = units;
-    if let Some(create) = external_utf16() {
-        let (ptr, len) = (units.as_mut_ptr(), units.len());
-        let hint = Box::into_raw(Box::new(units));
-        let mut copied = false;
-        // SAFETY: the units stay alive and unchanged until `drop_units` runs (it owns them; a
-        // Vec's buffer does not move when the Vec itself is moved into the box).
-        let status = unsafe {
-            create(
-                env,
-                ptr,
-                len,
-                Some(drop_units),
-                hint.cast(),
-                &mut out,
-                &mut copied,
-            )
-        };
-        if status == sys::Status::napi_ok {
-            return Ok(out);
-        }
-        // Not created: the finalizer never runs; the units are ours again, to copy.
-        units = *unsafe { Box::from_raw(hint) };
-    }
     check_status!(unsafe {
         sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out)
     })?;
     Ok(out)
 }
 
-/// Drops the bytes under an external string (the engine is done with it).
-unsafe extern "C" fn drop_bytes(
-    _env: sys::napi_env,
-    _data: *mut std::ffi::c_void,
-    hint: *mut std::ffi::c_void,
-) {
-    drop(unsafe { Box::from_raw(hint.cast::<Bytes>()) });
-}
-
 /// One raw message as a JS string: Latin-1 (ASCII, or a long string's decoded characters) as
 /// an external string (no copy, no decoding), else decoded from UTF-8 (invalid sequences become
 /// U+FFFD, as a JS reader decodes them).
 unsafe fn raw_string(env: sys::napi_env, message: Bytes, latin1: bool) -> Result<sys::napi_value> {
-    let mut out = std::ptr::null_mut();
-    let mut message = message;
-    if latin1 && let Some(create) = external_latin1() {
-        let (ptr, len) = (message.as_ptr(), message.len());
-        let hint = Box::into_raw(Box::new(message));
-        let mut copied = false;
-        // SAFETY: the bytes stay alive and unchanged until `drop_bytes` runs (it owns them).
-        let status = unsafe {
-            create(
-                env,
-                ptr.cast_mut().cast(),
-                len,
-                Some(drop_bytes),
-                hint.cast(),
-                &mut out,
-                &mut copied,
-            )
-        };
-        if status == sys::Status::napi_ok {
-            return Ok(out);
+    let message = if latin1 {
+        let (ptr, len) = (message.as_ptr().cast_mut().cast(), message.len());
+        // SAFETY: the bytes are the `Bytes`' (shared, never written), which is the owner.
+        match unsafe { external(env, external_latin1(), message, ptr, len) } {
+            Ok(string) => return Ok(string),
+            Err(message) => message,
         }
-        // Not created: the finalizer never runs; the bytes are ours again, to copy.
-        message = *unsafe { Box::from_raw(hint) };
-    }
+    } else {
+        message
+    };
     let copy = if latin1 {
         sys::napi_create_string_latin1
     } else {
         sys::napi_create_string_utf8
     };
+    let mut out = std::ptr::null_mut();
     let (ptr, len) = (message.as_ptr(), message.len() as isize);
     check_status!(unsafe { copy(env, ptr.cast(), len, &mut out) })?;
     Ok(out)
