@@ -72,7 +72,6 @@ pub fn split_long_strings(
         stack: Vec::new(),
         skeleton: Vec::new(),
         copied: 0,
-        cut: 0,
         strings: Vec::new(),
     };
     walk.run()?;
@@ -110,8 +109,6 @@ struct Walk<'a> {
     skeleton: Vec<u8>,
     /// Bytes of `line` already in the skeleton (or cut).
     copied: usize,
-    /// Bytes cut out so far.
-    cut: usize,
     strings: Vec<LongString>,
 }
 
@@ -121,7 +118,8 @@ impl Walk<'_> {
         let mut i = skip_ws(line, 0);
         loop {
             // A value starts at `i`.
-            if i - self.cut > self.max_skeleton {
+            // What the skeleton would hold up to here.
+            if self.skeleton.len() + (i - self.copied) > self.max_skeleton {
                 return None;
             }
             match *line.get(i)? {
@@ -221,7 +219,6 @@ impl Walk<'_> {
         self.skeleton
             .extend_from_slice(format!("\"\\u0000{}:{k}\"", self.tag).as_bytes());
         self.copied = close + 1;
-        self.cut += close + 1 - open;
         self.strings.push(LongString { path, text });
     }
 
@@ -303,9 +300,14 @@ fn decode_key(raw: &[u8]) -> Option<String> {
 
 /// Whether every byte is printable ASCII (or DEL): then the bytes are the string's value.
 fn printable_ascii(s: &[u8]) -> bool {
-    // Blocks without an early exit inside, so that the check of each is vectorised.
+    every_byte(s, |b| (0x20..0x80).contains(&b))
+}
+
+/// Whether `f` holds for every byte: in blocks without an early exit inside, so that the check
+/// of each is vectorised.
+fn every_byte(s: &[u8], f: impl Fn(u8) -> bool) -> bool {
     s.chunks(64)
-        .all(|c| c.iter().fold(true, |ok, &b| ok & (0x20..0x80).contains(&b)))
+        .all(|c| c.iter().fold(true, |ok, &b| ok & f(b)))
 }
 
 /// The value of a string's content: `None` unless its raw bytes are UTF-8 without control
@@ -394,10 +396,7 @@ impl Decoded {
     /// Raw text without escapes: its ASCII stretches are widened in bulk, the rest decoded
     /// character by character. `None` when it is not UTF-8 or has a control character.
     fn text(&mut self, run: &[u8]) -> Option<()> {
-        let no_control = run
-            .chunks(64)
-            .all(|c| c.iter().fold(true, |ok, &b| ok & (b >= 0x20)));
-        if !no_control {
+        if !every_byte(run, |b| b >= 0x20) {
             return None;
         }
         std::str::from_utf8(run).ok()?;
