@@ -100,3 +100,22 @@ export async function startEverything(mode) {
   }, 15000)
   return { port, child }
 }
+
+/**
+ * An answer of 64 KiB or more with long strings (20 KiB and more) of every kind: escapes, Latin-1,
+ * wide characters and emoji, nested lists, an escaped key, `__proto__` (the long-string route of
+ * large answers, binding/sink.rs).
+ */
+export function longStringsValue() {
+  const long = (s) => s.repeat(Math.ceil((20 * 1024) / s.length))
+  return {
+    plain: long('x'),
+    escaped: long('line "one"\n\ttab \\ slash / \u0001 '),
+    latin1: long('café ÿ '),
+    wide: long('snow ☃ and 😀 '),
+    short: 'short',
+    list: [long('a'), 1, [long('b'), { deep: long('c') }], null],
+    'k"ey\n': long('d'),
+    ['__proto__']: long('e'),
+  }
+}

@@ -6,7 +6,7 @@ import { HttpTransport, createHttpTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
 import { callMCP, parseSSE } from 'mcp-native/json-rpc'
 import { describeProgress } from './progress.mjs'
-import { settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
+import { longStringsValue, settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
 
 let server
 let base
@@ -87,6 +87,42 @@ describe('HttpTransport basics', () => {
     expect((await t.request('sse-reverse', { method: 'roots/list' })).answer.result).toEqual({
       roots: [{ uri: 'file:///x', name: 'roots/list' }],
     })
+  })
+
+  // A result of 64 KiB or more crosses as stdio's large answers do (binding/sink.rs): unparsed,
+  // its long strings cut out on the I/O thread, put back into the parse of the rest in JS.
+  it('large results (JSON body or SSE event) come back as JSON.parse of the whole gives them', async () => {
+    const t = await connect()
+    /** @type {number[]} the kinds of the events of each answer: 14 is a large answer's */
+    const kinds = []
+    const onEvent = t._onEvent.bind(t)
+    t._onEvent = (ev) => {
+      kinds.push(ev[0])
+      onEvent(ev)
+    }
+    const KIB = 1024
+    const value = longStringsValue()
+    const got = await t.request('echo', value)
+    expect(got).toEqual(value)
+    expect(Object.hasOwn(got, '__proto__')).toBe(true)
+    expect(Object.getPrototypeOf(got)).toBe(Object.prototype)
+    expect(kinds.splice(0)).toEqual([14])
+    const x = 'x'.repeat(40 * KIB)
+    for (const sse of [false, true]) {
+      for (const text of [
+        `{"t":"${x}","t":"later","p":"${x}"}`,
+        `{"t":{"u":"${x}"},"t":[1],"p":"${x}"}`,
+        `{"t":"${x}","t":"\\u0000${'0'.repeat(16)}:0","p":"${x}"}`,
+        `{"t":"${x}\\u00e9\\u00FF\\b\\f\\r\\/","u":"${x}\\u2603\\ud83d\\ude00"}`,
+        ` [ "${x}" , { "a" : "${x}" } ] `,
+      ]) {
+        expect(await t.request('raw-result', { text, sse })).toEqual(JSON.parse(text))
+        expect(kinds.splice(0)).toEqual([14])
+      }
+      // Small results are parsed with their batch, as before.
+      expect(await t.request('raw-result', { text: '{"small":true}', sse })).toEqual({ small: true })
+      expect(kinds.splice(0)).toEqual([0])
+    }
   })
 })
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { StdioTransport, createStdioTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
 import { describeProgress } from './progress.mjs'
-import { ROOT, NODE, FIXTURE, fixture, alive, mcpPackage, waitFor, settle } from './helpers.mjs'
+import { ROOT, NODE, FIXTURE, fixture, alive, longStringsValue, mcpPackage, waitFor, settle } from './helpers.mjs'
 
 const open = []
 async function connect(flags, extra) {
@@ -171,17 +171,7 @@ describe('large answers', () => {
   // into the parse of the rest (binding/sink.rs, src/jsonrpc/long_strings.rs).
   it('long strings cut out of a large answer come back as JSON.parse of the whole gives them', async () => {
     const t = await connect()
-    const long = (s) => s.repeat(Math.ceil((20 * KIB) / s.length))
-    const value = {
-      plain: long('x'),
-      escaped: long('line "one"\n\ttab \\ slash / \u0001 '),
-      latin1: long('café ÿ '),
-      wide: long('snow ☃ and 😀 '),
-      short: 'short',
-      list: [long('a'), 1, [long('b'), { deep: long('c') }], null],
-      'k"ey\n': long('d'),
-      ['__proto__']: long('e'),
-    }
+    const value = longStringsValue()
     const got = await t.request('echo', value)
     expect(got).toEqual(value)
     expect(Object.hasOwn(got, '__proto__')).toBe(true)

@@ -266,6 +266,107 @@ async fn an_expired_http_session_is_reopened_and_the_request_sent_again() {
     let _ = server.kill();
 }
 
+/// Every event to a channel; answers whose result is `n` bytes or more come raw.
+struct RawSink(tokio::sync::mpsc::UnboundedSender<Event>, usize);
+
+impl EventSink for RawSink {
+    fn emit_all(&self, events: Vec<Event>) {
+        for event in events {
+            let _ = self.0.send(event);
+        }
+    }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        Some(self.1)
+    }
+}
+
+#[tokio::test]
+async fn a_large_http_result_goes_raw_to_a_sink_that_asks_for_it() {
+    use mcp_native::transport::http::{HttpConfig, HttpTransport};
+    use mcp_native::transport::{RequestOptions, TransportExt};
+
+    let (mut server, base) = start_http_fixture();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let t = Arc::new(
+        HttpTransport::new(
+            HttpConfig::new(format!("{base}/mcp")),
+            Arc::new(RawSink(tx, 4096)),
+        )
+        .unwrap(),
+    );
+    t.connect();
+    let answer = async |rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+                        t: &HttpTransport,
+                        method: &str,
+                        params: &str| {
+        let id = t.next_id();
+        t.send(vec![OutgoingRequest::new(
+            id,
+            &serde_json::to_string(method).unwrap(),
+            Some(params),
+            20_000,
+        )])
+        .unwrap();
+        loop {
+            match within(rx.recv()).await.unwrap() {
+                e @ (Event::Response { id: got, .. }
+                | Event::RawAnswer { id: got, .. }
+                | Event::Failed { id: got, .. })
+                    if got == id =>
+                {
+                    break e;
+                }
+                _ => {}
+            }
+        }
+    };
+    // Small: parsed, as always.
+    assert!(
+        matches!(answer(&mut rx, &t, "echo", r#"{"a":1}"#).await, Event::Response { result: Some(r), .. } if r.get() == r#"{"a":1}"#)
+    );
+    // Large, as a JSON body and as an SSE event: `{"result":…}`, with its ASCII verdict.
+    for method in ["json-big", "sse-big"] {
+        match answer(&mut rx, &t, method, r#"{"bytes":5000}"#).await {
+            Event::RawAnswer { message, ascii, .. } => {
+                assert!(ascii);
+                let value: Value = serde_json::from_slice(&message).unwrap();
+                assert_eq!(value, json!({ "result": { "data": "x".repeat(5000) } }));
+            }
+            other => panic!("{method}: expected a raw answer, got {other:?}"),
+        }
+    }
+    let wide = "é".repeat(3000);
+    match answer(&mut rx, &t, "echo", &json!({ "wide": wide }).to_string()).await {
+        Event::RawAnswer { message, ascii, .. } => {
+            assert!(!ascii);
+            let value: Value = serde_json::from_slice(&message).unwrap();
+            assert_eq!(value["result"]["wide"], wide.as_str());
+        }
+        other => panic!("expected a raw answer, got {other:?}"),
+    }
+    // A large error stays an error (its members make it).
+    let data = "d".repeat(5000);
+    let params = json!({ "code": -32001, "message": "no", "data": data }).to_string();
+    assert!(matches!(
+        answer(&mut rx, &t, "error", &params).await,
+        Event::Failed { .. }
+    ));
+    // The transport's own callers (a reply channel) get it parsed, large or not.
+    let result = within(TransportExt::request(
+        &t,
+        "json-big",
+        Some(r#"{"bytes":5000}"#),
+        RequestOptions::default(),
+    ))
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(result.get().contains(&"x".repeat(5000)));
+    t.close();
+    let _ = server.kill();
+}
+
 // --- paused time: an in-memory server ---------------------------------------------------------
 
 /// A transport whose server lives in this process: answers `initialize` (unless told to refuse)

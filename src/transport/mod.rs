@@ -48,10 +48,12 @@ pub enum Event {
         /// Why.
         error: Error,
     },
-    /// The answer to request `id`, with a result, as the server wrote it: the whole message,
-    /// unparsed (checked only by [`crate::jsonrpc::skim_answer`]), for the consumer to parse
-    /// once. Only a sink that asks for them ([`EventSink::raw_answers_from`]) gets these, for
-    /// messages of at least that size; if the message then does not parse, the request fails.
+    /// The answer to request `id`, with a result, for the consumer to parse once: over stdio the
+    /// whole message as the server wrote it, unparsed (checked only by
+    /// [`crate::jsonrpc::skim_answer`]); over HTTP `{"result":<result>}`, the result having been
+    /// checked as JSON when the reply was read. Only a sink that asks for them
+    /// ([`EventSink::raw_answers_from`]) gets these, for messages (HTTP: results) of at least
+    /// that size; if the message then does not parse, the request fails.
     RawAnswer {
         /// Our request id.
         id: u64,
@@ -368,8 +370,9 @@ pub trait EventSink: Send + Sync + 'static {
         None
     }
 
-    /// `Some(n)`: answers of `n` bytes or more come as [`Event::RawAnswer`], for the consumer to
-    /// parse (the stdio transport); `None` (the default): every answer comes parsed.
+    /// `Some(n)`: answers of `n` bytes or more (stdio: the message; HTTP: its result) come as
+    /// [`Event::RawAnswer`], for the consumer to parse; `None` (the default): every answer comes
+    /// parsed.
     fn raw_answers_from(&self) -> Option<usize> {
         None
     }
