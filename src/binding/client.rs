@@ -18,7 +18,7 @@ use super::sink::{BatchSink, Delivery, batch_of};
 use super::stdio::read_batch;
 use crate::client::{Client, ClientSink, ConnKind, Handler, ServerConfig};
 use crate::error::Error as McpError;
-use crate::transport::{Reply, RequestOptions, Transport, outcome_event};
+use crate::transport::{Reply, RequestOptions, Transport, outcome_event_for};
 
 /// One MCP client for JavaScript. Use `MCPClient` from the package root instead.
 #[napi]
@@ -275,7 +275,8 @@ impl NativeClient {
                         .request_raw(&method, params.as_deref(), options)
                         .await;
                     lock(&calls).remove(&id);
-                    sink.emit(outcome_event(id, outcome));
+                    // A large result crosses unparsed, as the transports' do.
+                    sink.emit(outcome_event_for(&*sink, id, outcome));
                 });
                 registry.insert(id, task.abort_handle());
             }

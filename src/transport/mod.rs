@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
 pub use deadline::{Deadline, MAX_TIMEOUT_MS, ProgressReset};
-pub use pending::{Entry, Pending, Reply, outcome_event};
+pub use pending::{Entry, Pending, Reply, outcome_event, outcome_event_for};
 
 use crate::error::Error;
 
@@ -50,8 +50,9 @@ pub enum Event {
     },
     /// The answer to request `id`, with a result, for the consumer to parse once: over stdio the
     /// whole message as the server wrote it, unparsed (checked only by
-    /// [`crate::jsonrpc::skim_answer`]); over HTTP `{"result":<result>}`, the result having been
-    /// checked as JSON when the reply was read. Only a sink that asks for them
+    /// [`crate::jsonrpc::skim_answer`]); over HTTP, and for a call the Rust client made
+    /// ([`outcome_event_for`]), `{"result":<result>}`, the result having been checked as JSON
+    /// when the reply was read. Only a sink that asks for them
     /// ([`EventSink::raw_answers_from`]) gets these, for messages (HTTP: results) of at least
     /// that size; if the message then does not parse, the request fails.
     RawAnswer {

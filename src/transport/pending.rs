@@ -6,7 +6,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::deadline::{Deadline, ProgressReset};
-use super::{Event, Outcome};
+use super::{Event, EventSink, Outcome};
 use crate::error::Error;
 
 /// Where the outcome of a request goes: as an [`Event`] to the transport's sink (the JavaScript
@@ -42,6 +42,34 @@ pub fn outcome_event(id: u64, outcome: Outcome) -> Event {
     match outcome {
         Ok(result) => Event::Response { id, result },
         Err(error) => Event::Failed { id, error },
+    }
+}
+
+/// The event that reports `outcome` of request `id` to `sink`, for an outcome that did not come
+/// as the server's message (HTTP, a call of the Rust client): a result of the size the sink takes
+/// unparsed ([`EventSink::raw_answers_from`]) crosses as an [`Event::RawAnswer`] of
+/// `{"result":<result>}` (the result was checked as JSON when the reply was read; one copy).
+pub fn outcome_event_for<S: EventSink + ?Sized>(sink: &S, id: u64, outcome: Outcome) -> Event {
+    match outcome {
+        Ok(Some(result))
+            if sink
+                .raw_answers_from()
+                .is_some_and(|n| result.get().len() >= n) =>
+        {
+            const HEAD: &[u8] = b"{\"result\":";
+            let text = result.get().as_bytes();
+            let mut message = Vec::with_capacity(HEAD.len() + text.len() + 1);
+            message.extend_from_slice(HEAD);
+            message.extend_from_slice(text);
+            message.push(b'}');
+            let ascii = message.is_ascii();
+            Event::RawAnswer {
+                id,
+                message: message.into(),
+                ascii,
+            }
+        }
+        outcome => outcome_event(id, outcome),
     }
 }
 

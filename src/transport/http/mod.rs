@@ -452,24 +452,6 @@ impl Drop for DeadlineEntry {
     }
 }
 
-/// The answer to request `id` as an [`Event::RawAnswer`]: `{"result":<result>}`, which is what
-/// the consumer reads a raw answer's `result` from. (The result was checked as JSON when the
-/// reply was read; one copy, made on the I/O thread.)
-fn raw_result(id: u64, result: &serde_json::value::RawValue) -> Event {
-    const HEAD: &[u8] = b"{\"result\":";
-    let text = result.get().as_bytes();
-    let mut message = Vec::with_capacity(HEAD.len() + text.len() + 1);
-    message.extend_from_slice(HEAD);
-    message.extend_from_slice(text);
-    message.push(b'}');
-    let ascii = message.is_ascii();
-    Event::RawAnswer {
-        id,
-        message: message.into(),
-        ascii,
-    }
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -540,18 +522,11 @@ impl Inner {
             return;
         };
         let mut events = Vec::new();
-        match (task.reply.unwrap_or_default(), outcome) {
-            // A large result crosses as stdio's large answers do: unparsed, its long strings cut
-            // out on this thread, so that the consumer's JS thread parses only the rest.
-            (Reply::Event, Ok(Some(result)))
-                if self
-                    .sink
-                    .raw_answers_from()
-                    .is_some_and(|n| result.get().len() >= n) =>
-            {
-                events.push(raw_result(id, &result));
-            }
-            (reply, outcome) => reply.deliver(id, outcome, &mut events),
+        match task.reply.unwrap_or_default() {
+            // A large result crosses as stdio's large answers do (unparsed, its long strings cut
+            // out on this thread), so that the consumer's JS thread parses only the rest.
+            Reply::Event => events.push(super::outcome_event_for(&*self.sink, id, outcome)),
+            reply => reply.deliver(id, outcome, &mut events),
         }
         self.sink.emit_all(events);
     }
