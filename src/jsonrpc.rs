@@ -126,15 +126,19 @@ impl<'de> Deserialize<'de> for Wire<'de> {
 }
 
 /// The `result` and `error` of a reply body (an HTTP POST's JSON answer), as `JSON.parse` sees
-/// them: the last of duplicate keys wins and `null` is a value. `None` for valid JSON that is not
-/// an object (its `result` is `undefined` in JavaScript) and for text that is not JSON.
-pub fn reply_members(text: &[u8]) -> Option<(Option<&RawValue>, Option<&RawValue>)> {
+/// them: the last of duplicate keys wins and `null` is a value. `Ok(None)` for valid JSON that
+/// is not an object (its `result` is `undefined` in JavaScript); `Err` for text that is not
+/// JSON. One pass over the text, which it checks whole.
+#[allow(clippy::type_complexity)]
+pub fn reply_members(
+    text: &[u8],
+) -> Result<Option<(Option<&RawValue>, Option<&RawValue>)>, serde_json::Error> {
     let first = text.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
-        return None;
+        return serde_json::from_slice::<serde::de::IgnoredAny>(text).map(|_| None);
     }
-    let wire: Wire<'_> = serde_json::from_slice(text).ok()?;
-    Some((wire.result, wire.error))
+    let wire: Wire<'_> = serde_json::from_slice(text)?;
+    Ok(Some((wire.result, wire.error)))
 }
 
 /// Classifies one complete JSON text (one JSONL line or one SSE data payload).

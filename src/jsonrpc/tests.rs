@@ -101,3 +101,39 @@ fn truthiness() {
         assert!(is_truthy(&raw(truthy)), "{truthy}");
     }
 }
+
+#[test]
+fn reply_members_reads_a_reply_body_as_json_parse_does_in_one_checked_pass() {
+    let members = |text: &str| {
+        reply_members(text.as_bytes()).map(|m| {
+            m.map(|(r, e)| {
+                (
+                    r.map(|v| v.get().to_string()),
+                    e.map(|v| v.get().to_string()),
+                )
+            })
+        })
+    };
+    // The last of duplicate keys; null is a value.
+    assert_eq!(
+        members(r#"{"result":1,"error":null,"result":{"a":[2]}}"#).unwrap(),
+        Some((Some(r#"{"a":[2]}"#.into()), Some("null".into())))
+    );
+    assert_eq!(members(r#" {"id":1} "#).unwrap(), Some((None, None)));
+    // Valid JSON that is not an object: no members (`result` is undefined in JS).
+    assert_eq!(members("[1,2]").unwrap(), None);
+    assert_eq!(members(" 5 ").unwrap(), None);
+    // Text that is not JSON, anywhere in it (in an ignored member too, or after the object).
+    for bad in [
+        "",
+        "[1,",
+        "<html>",
+        r#"{"result":1"#,
+        r#"{"x":[1,],"result":1}"#,
+        r#"{"result":1} x"#,
+        r#"{"result":"\x"}"#,
+        "{\"result\":\"a\u{1}b\"}",
+    ] {
+        assert!(members(bad).is_err(), "{bad:?}");
+    }
+}

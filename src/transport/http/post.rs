@@ -400,14 +400,12 @@ impl Inner {
             }
             body.extend_from_slice(&chunk);
         }
-        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
-            return Err(Error::Parse(format!("Invalid JSON response: {e}")));
-        }
         // As `JSON.parse` reads it: the last of duplicate keys, `"result": null` is null.
         match jsonrpc::reply_members(&body) {
-            Some((_, Some(err))) if jsonrpc::is_truthy(err) => Err(Error::rpc(err)),
-            Some((result, _)) => Ok(result.map(RawValue::to_owned)),
-            None => Ok(None), // valid JSON that is not an object: `result` is undefined
+            Err(e) => Err(Error::Parse(format!("Invalid JSON response: {e}"))),
+            Ok(Some((_, Some(err)))) if jsonrpc::is_truthy(err) => Err(Error::rpc(err)),
+            Ok(Some((result, _))) => Ok(result.map(RawValue::to_owned)),
+            Ok(None) => Ok(None), // valid JSON that is not an object: `result` is undefined
         }
     }
 
