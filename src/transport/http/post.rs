@@ -389,7 +389,14 @@ impl Inner {
     /// whole; `error` → the JSON-RPC error, else `result`.
     pub(super) async fn read_json(&self, mut resp: Resp) -> Outcome {
         let limit = self.config.max_message_bytes;
-        let mut body = Vec::new();
+        // Room for the whole body at once when its length is given (within the limit): growing
+        // by doubling copied a large body log2 times.
+        let length = resp
+            .headers()
+            .get("content-length")
+            .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+            .unwrap_or(0);
+        let mut body = Vec::with_capacity(length.min(limit));
         while let Some(chunk) = resp
             .chunk()
             .await
