@@ -17,6 +17,9 @@ use crate::jsonrpc;
 use crate::runtime;
 use crate::transport::{AuthRefusal, Era, MAX_AUTH_RETRIES, MAX_TIMEOUT_MS, Outcome};
 
+/// The most room a JSON reply's announced length reserves ahead (see `read_json`).
+const RESERVE_AT_MOST: usize = 32 * 1024 * 1024;
+
 /// The configured headers as a map; a value with CR or LF (or otherwise invalid) is an error
 /// that names the header, never its value.
 pub(super) fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, Error> {
@@ -389,14 +392,16 @@ impl Inner {
     /// whole; `error` → the JSON-RPC error, else `result`.
     pub(super) async fn read_json(&self, mut resp: Resp) -> Outcome {
         let limit = self.config.max_message_bytes;
-        // Room for the whole body at once when its length is given (within the limit): growing
-        // by doubling copied a large body log2 times.
+        // Room for the whole body at once when its length is given: growing by doubling copied
+        // a large body log2 times. Bounded (the limit, and 32 MiB, as the stdio reader's large
+        // buffer): the room is only address space until bytes arrive, but a server may announce
+        // a length it never sends.
         let length = resp
             .headers()
             .get("content-length")
             .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
             .unwrap_or(0);
-        let mut body = Vec::with_capacity(length.min(limit));
+        let mut body = Vec::with_capacity(length.min(limit).min(RESERVE_AT_MOST));
         while let Some(chunk) = resp
             .chunk()
             .await
