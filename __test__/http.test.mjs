@@ -119,9 +119,17 @@ describe('HttpTransport basics', () => {
         expect(await t.request('raw-result', { text, sse })).toEqual(JSON.parse(text))
         expect(kinds.splice(0)).toEqual([14])
       }
-      // Small results are parsed with their batch, as before.
+      // Small results are parsed with their batch, as before; the line is at 64 KiB of result.
       expect(await t.request('raw-result', { text: '{"small":true}', sse })).toEqual({ small: true })
       expect(kinds.splice(0)).toEqual([0])
+      for (const [size, kind] of [
+        [64 * KIB - 1, 0],
+        [64 * KIB, 14],
+      ]) {
+        const text = `"${'y'.repeat(size - 2)}"`
+        expect(await t.request('raw-result', { text, sse })).toBe(JSON.parse(text))
+        expect(kinds.splice(0)).toEqual([kind])
+      }
     }
   })
 })
@@ -445,6 +453,17 @@ describe('type: "sse" legacy fallback', () => {
     await t.notify('notifications/initialized')
     expect(await t.request('echo', { over: 'legacy' })).toEqual({ over: 'legacy' })
     expect(notes.map((n) => n.method)).toEqual(['fixture/legacy-note'])
+    // A large answer on the stream crosses as a large answer (event kind 14) there too.
+    /** @type {number[]} */
+    const kinds = []
+    const onEvent = t._onEvent.bind(t)
+    t._onEvent = (/** @type {any[]} */ ev) => {
+      if (ev[0] === 0 || ev[0] === 14) kinds.push(ev[0])
+      onEvent(ev)
+    }
+    const value = longStringsValue()
+    expect(await t.request('echo', value)).toEqual(value)
+    expect(kinds).toEqual([14])
     await expect(t.request('nope')).rejects.toThrow(/^MCP error -32601: Method not found: nope$/)
   })
 
