@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
+import { blockDuring, median } from './rates.mjs'
 
 const SIZES_MIB = [1, 8]
 const ROUNDS = 7
@@ -111,28 +112,4 @@ async function measure(mode) {
   } finally {
     server.kill()
   }
-}
-
-/** `fn`'s value, its time, and the longest gap of a 1 ms interval timer while it ran. */
-async function blockDuring(fn) {
-  let last = performance.now()
-  let max = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    max = Math.max(max, now - last)
-    last = now
-  }, 1)
-  await new Promise((resolve) => setTimeout(resolve, 5))
-  last = performance.now()
-  const t0 = performance.now()
-  const value = await fn()
-  const ms = performance.now() - t0
-  await new Promise((resolve) => setTimeout(resolve, 2))
-  clearInterval(timer)
-  return { value, ms, block: Math.max(max, performance.now() - last) }
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }

@@ -10,12 +10,12 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { callTool, connectToServer, disconnectServer, listTools } from 'mcp-native'
 import { startHttpFloor, startStdioFloor } from './floor.mjs'
-import { inFlightRate, sequentialRate } from './rates.mjs'
+import { blockDuring, inFlightRate, median, sequentialRate } from './rates.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -36,11 +36,6 @@ const ROUNDS = Number(args.get('rounds') ?? (QUICK ? 3 : 5))
 
 const log = (...a) => process.stderr.write(`  [${IS_BUN ? 'bun' : 'node'} ${SECTION}] ${a.join(' ')}\n`)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
-  if (!s.length) return Number.NaN
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 const gc = () => {
   if (IS_BUN) globalThis.Bun.gc(true)
   else globalThis.gc?.()
@@ -183,34 +178,6 @@ async function rounds(clients, cases, { warm = true, n = ROUNDS, prepare } = {})
       out[k][cname] = res
     }
   return out
-}
-
-/**
- * The longest main-thread block while `fn` runs: the largest gap between ticks of a 1 ms
- * setInterval (works alike on Node and Bun), and monitorEventLoopDelay's max as a cross-check.
- */
-async function blockDuring(fn) {
-  const eld = monitorEventLoopDelay({ resolution: 1 })
-  eld.enable()
-  let last = performance.now()
-  let max = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    if (now - last > max) max = now - last
-    last = now
-  }, 1)
-  await sleep(5)
-  max = 0
-  last = performance.now()
-  const t0 = performance.now()
-  const value = await fn()
-  const ms = performance.now() - t0
-  const now = performance.now()
-  if (now - last > max) max = now - last
-  await sleep(5) // monitorEventLoopDelay records a block at its next tick
-  clearInterval(timer)
-  eld.disable()
-  return { value, ms, block: max, eld: eld.max / 1e6 }
 }
 
 // ---------------------------------------------------------------------------------------------
