@@ -102,6 +102,23 @@ export async function startEverything(mode) {
 }
 
 /**
+ * The kinds of the events a transport (or a client's face) handles from now on, in order
+ * (lib/core.js `_onEvent`): 0 an answer parsed with its batch, 14 a large answer (binding/sink.rs).
+ * @param {any} transport
+ * @returns {number[]} filled as events come
+ */
+export function eventKinds(transport) {
+  /** @type {number[]} */
+  const kinds = []
+  const onEvent = transport._onEvent.bind(transport)
+  transport._onEvent = (/** @type {any[]} */ ev) => {
+    kinds.push(ev[0])
+    onEvent(ev)
+  }
+  return kinds
+}
+
+/**
  * An answer of 64 KiB or more with long strings (20 KiB and more) of every kind: escapes, Latin-1,
  * wide characters and emoji, nested lists, an escaped key, `__proto__` (the long-string route of
  * large answers, binding/sink.rs).

@@ -6,7 +6,7 @@ import { HttpTransport, createHttpTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
 import { callMCP, parseSSE } from 'mcp-native/json-rpc'
 import { describeProgress } from './progress.mjs'
-import { longStringsValue, settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
+import { eventKinds, longStringsValue, settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
 
 let server
 let base
@@ -93,13 +93,7 @@ describe('HttpTransport basics', () => {
   // its long strings cut out on the I/O thread, put back into the parse of the rest in JS.
   it('large results (JSON body or SSE event) come back as JSON.parse of the whole gives them', async () => {
     const t = await connect()
-    /** @type {number[]} the kinds of the events of each answer: 14 is a large answer's */
-    const kinds = []
-    const onEvent = t._onEvent.bind(t)
-    t._onEvent = (ev) => {
-      kinds.push(ev[0])
-      onEvent(ev)
-    }
+    const kinds = eventKinds(t)
     const KIB = 1024
     const value = longStringsValue()
     const got = await t.request('echo', value)
@@ -454,16 +448,10 @@ describe('type: "sse" legacy fallback', () => {
     expect(await t.request('echo', { over: 'legacy' })).toEqual({ over: 'legacy' })
     expect(notes.map((n) => n.method)).toEqual(['fixture/legacy-note'])
     // A large answer on the stream crosses as a large answer (event kind 14) there too.
-    /** @type {number[]} */
-    const kinds = []
-    const onEvent = t._onEvent.bind(t)
-    t._onEvent = (/** @type {any[]} */ ev) => {
-      if (ev[0] === 0 || ev[0] === 14) kinds.push(ev[0])
-      onEvent(ev)
-    }
+    const kinds = eventKinds(t)
     const value = longStringsValue()
     expect(await t.request('echo', value)).toEqual(value)
-    expect(kinds).toEqual([14])
+    expect(kinds.filter((k) => k === 0 || k === 14)).toEqual([14])
     await expect(t.request('nope')).rejects.toThrow(/^MCP error -32601: Method not found: nope$/)
   })
 
