@@ -266,21 +266,6 @@ async fn an_expired_http_session_is_reopened_and_the_request_sent_again() {
     let _ = server.kill();
 }
 
-/// Every event to a channel; answers whose result is `n` bytes or more come raw.
-struct RawSink(tokio::sync::mpsc::UnboundedSender<Event>, usize);
-
-impl EventSink for RawSink {
-    fn emit_all(&self, events: Vec<Event>) {
-        for event in events {
-            let _ = self.0.send(event);
-        }
-    }
-
-    fn raw_answers_from(&self) -> Option<usize> {
-        Some(self.1)
-    }
-}
-
 #[tokio::test]
 async fn a_large_http_result_goes_raw_to_a_sink_that_asks_for_it() {
     use mcp_native::transport::http::{HttpConfig, HttpTransport};
@@ -291,7 +276,7 @@ async fn a_large_http_result_goes_raw_to_a_sink_that_asks_for_it() {
     let t = Arc::new(
         HttpTransport::new(
             HttpConfig::new(format!("{base}/mcp")),
-            Arc::new(RawSink(tx, 4096)),
+            Arc::new(common::ChannelSink(tx, Some(4096))),
         )
         .unwrap(),
     );

@@ -7,28 +7,14 @@ use std::time::{Duration, Instant};
 use mcp_native::error::Error;
 use mcp_native::runtime::group_alive;
 use mcp_native::transport::stdio::{StdioConfig, StdioTransport};
-use mcp_native::transport::{
-    Event, EventSink, OutgoingRequest, RequestOptions, Transport, TransportExt,
-};
+use mcp_native::transport::{Event, OutgoingRequest, RequestOptions, Transport, TransportExt};
 use tokio::sync::mpsc;
+
+mod common;
+use common::ChannelSink;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixture/server.mjs");
 const WAIT: Duration = Duration::from_secs(20);
-
-/// Every event to a channel; with `Some(n)`, answers of `n` bytes and more come raw.
-struct ChannelSink(mpsc::UnboundedSender<Event>, Option<usize>);
-
-impl EventSink for ChannelSink {
-    fn emit_all(&self, events: Vec<Event>) {
-        for event in events {
-            let _ = self.0.send(event);
-        }
-    }
-
-    fn raw_answers_from(&self) -> Option<usize> {
-        self.1
-    }
-}
 
 /// Sends `method` with its outcome as an event; returns its id.
 trait RequestAsEvent {

@@ -5,6 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
 use mcp_native::runtime::group_alive;
+use mcp_native::transport::{Event, EventSink};
 use serde_json::Value;
 
 /// Starts `node <args>` (a fixture server that prints `{"port":N}` on its first line) and returns
@@ -42,4 +43,23 @@ pub fn processes_with(text: &str) -> Vec<i32> {
         }
     }
     found
+}
+
+/// Every event of a transport to a channel; with `Some(n)`, answers of `n` bytes and more come
+/// raw ([`EventSink::raw_answers_from`]).
+pub struct ChannelSink(
+    pub tokio::sync::mpsc::UnboundedSender<Event>,
+    pub Option<usize>,
+);
+
+impl EventSink for ChannelSink {
+    fn emit_all(&self, events: Vec<Event>) {
+        for event in events {
+            let _ = self.0.send(event);
+        }
+    }
+
+    fn raw_answers_from(&self) -> Option<usize> {
+        self.1
+    }
 }
