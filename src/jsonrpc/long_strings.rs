@@ -399,15 +399,14 @@ impl Decoded {
         if !every_byte(run, |b| b >= 0x20) {
             return None;
         }
-        std::str::from_utf8(run).ok()?;
-        let mut rest = run;
+        let mut rest = std::str::from_utf8(run).ok()?;
         while !rest.is_empty() {
-            let ascii = rest.iter().position(|&b| b >= 0x80).unwrap_or(rest.len());
-            self.ascii(&rest[..ascii]);
+            let ascii = rest.bytes().position(|b| b >= 0x80).unwrap_or(rest.len());
+            self.ascii(&rest.as_bytes()[..ascii]);
             rest = &rest[ascii..];
-            let other = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
-            // Valid UTF-8 split at ASCII bytes, which are always character boundaries.
-            for c in std::str::from_utf8(&rest[..other]).ok()?.chars() {
+            let other = rest.bytes().position(|b| b < 0x80).unwrap_or(rest.len());
+            // Split at ASCII bytes, which are always character boundaries (checked once, above).
+            for c in rest[..other].chars() {
                 self.push(c);
             }
             rest = &rest[other..];
