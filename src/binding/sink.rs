@@ -143,29 +143,29 @@ type ExternalString<C> = unsafe extern "C" fn(
 
 type Finalize = unsafe extern "C" fn(sys::napi_env, *mut std::ffi::c_void, *mut std::ffi::c_void);
 
-/// A function of the host, by name (`None` where the host lacks it).
-fn host_function(name: &std::ffi::CStr) -> Option<*mut std::ffi::c_void> {
-    // SAFETY: dlsym with a NUL-terminated name.
-    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
-    (!f.is_null()).then_some(f)
+/// The host's external-string maker `name`, looked up once (into `found`): `None` where the host
+/// lacks it.
+fn host_maker<C>(
+    found: &'static OnceLock<Option<ExternalString<C>>>,
+    name: &std::ffi::CStr,
+) -> Option<ExternalString<C>> {
+    *found.get_or_init(|| {
+        // SAFETY: dlsym with a NUL-terminated name; a non-null result is the host's function of
+        // that name, which has this signature (js_native_api.h).
+        let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+        (!f.is_null())
+            .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalString<C>>(f) })
+    })
 }
 
 fn external_latin1() -> Option<ExternalString<std::ffi::c_char>> {
     static FOUND: OnceLock<Option<ExternalString<std::ffi::c_char>>> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        // SAFETY: the host's function of this name has this signature (js_native_api.h).
-        host_function(c"node_api_create_external_string_latin1")
-            .map(|f| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalString<_>>(f) })
-    })
+    host_maker(&FOUND, c"node_api_create_external_string_latin1")
 }
 
 fn external_utf16() -> Option<ExternalString<u16>> {
     static FOUND: OnceLock<Option<ExternalString<u16>>> = OnceLock::new();
-    *FOUND.get_or_init(|| {
-        // SAFETY: the host's function of this name has this signature (js_native_api.h).
-        host_function(c"node_api_create_external_string_utf16")
-            .map(|f| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalString<_>>(f) })
-    })
+    host_maker(&FOUND, c"node_api_create_external_string_utf16")
 }
 
 /// Drops what an external string was made over (the engine is done with it).
