@@ -124,6 +124,48 @@ describe('HttpTransport basics', () => {
         expect(await t.request('raw-result', { text, sse })).toBe(JSON.parse(text))
         expect(kinds.splice(0)).toEqual([kind])
       }
+      // The server's whole message crosses (not a copy of its result): its other members, in any
+      // order, duplicated, non-ASCII, across lines, are read as JSON.parse reads them.
+      const big = { big: x, wide: `${x}☃`, short: 'é ☃ 😀' }
+      // (`many`: no long string to cut out, the message crosses whole, as UTF-8.)
+      const many = { items: Array.from({ length: 6000 }, (_, i) => `é ☃ 😀 ${i}`) }
+      for (const [text, value] of [
+        [`{"result":1,"jsonrpc":"2.0","note":"café ☃","id":$ID,"error":null,"result":${JSON.stringify(big)}}`, big],
+        [`{"jsonrpc":"2.0",\n"id":$ID,\n"result":\n${JSON.stringify(big)}\n,"error":false}`, big],
+        [`{"jsonrpc":"2.0","id":$ID,"result":${JSON.stringify(many)}}`, many],
+      ]) {
+        expect(await t.request('raw-message', { text, sse })).toEqual(value)
+        expect(kinds.splice(0)).toEqual([14])
+      }
+      const refused = await settle(
+        t.request('raw-message', { text: `{"id":$ID,"result":${JSON.stringify(big)},"error":{"code":7,"message":"no"}}`, sse }),
+      )
+      expect(refused.error.message).toBe('MCP error 7: no')
+      expect(kinds.splice(0)).toEqual([1])
+    }
+  })
+})
+
+describe('MCPManager over HTTP', () => {
+  it('large tool results (JSON body or SSE event) take the large-answer route through the manager too', async () => {
+    const { MCPManager, callTool } = await import('mcp-native')
+    const m = new MCPManager(process.cwd())
+    try {
+      await m.connectServers({ h: { type: 'http', url: `${base}/mcp` } }, {})
+      const conn = m.getConnection('h')
+      // (The manager hands each server's events to its client's transport face, lib/manager.js.)
+      const kinds = eventKinds([...m._faces.values()][0]._face)
+      // 300 KiB of text with characters from every range, and a short non-ASCII string beside it.
+      const message = `${'x'.repeat(100 * 1024)}é${'y'.repeat(100 * 1024)}☃${'z'.repeat(100 * 1024)}😀`
+      for (const name of ['echo', 'echo-sse']) {
+        const tool = m.getTools().find((x) => x.name === `mcp_h_${name.replace('-', '_')}`)
+        const out = await tool.execute('call-1', { message })
+        expect(out.content[0].text).toBe(message)
+        expect((await callTool(conn, name, { message })).content).toEqual([{ type: 'text', text: message }])
+        expect(kinds.splice(0)).toEqual([14, 14])
+      }
+    } finally {
+      await m.disconnectAll()
     }
   })
 })

@@ -310,13 +310,17 @@ async fn a_large_http_result_goes_raw_to_a_sink_that_asks_for_it() {
     assert!(
         matches!(answer(&mut rx, &t, "echo", r#"{"a":1}"#).await, Event::Response { result: Some(r), .. } if r.get() == r#"{"a":1}"#)
     );
-    // Large, as a JSON body and as an SSE event: `{"result":…}`, with its ASCII verdict.
+    // Large, as a JSON body and as an SSE event: the server's whole message (not a copy of its
+    // result), with its ASCII verdict.
     for method in ["json-big", "sse-big"] {
         match answer(&mut rx, &t, method, r#"{"bytes":5000}"#).await {
-            Event::RawAnswer { message, ascii, .. } => {
+            Event::RawAnswer { id, message, ascii } => {
                 assert!(ascii);
                 let value: Value = serde_json::from_slice(&message).unwrap();
-                assert_eq!(value, json!({ "result": { "data": "x".repeat(5000) } }));
+                assert_eq!(
+                    value,
+                    json!({ "jsonrpc": "2.0", "id": id.to_string(), "result": { "data": "x".repeat(5000) } })
+                );
             }
             other => panic!("{method}: expected a raw answer, got {other:?}"),
         }

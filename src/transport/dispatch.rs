@@ -24,16 +24,22 @@ pub(crate) fn dispatch(
         repaired = text;
         incoming = jsonrpc::classify(repaired.as_bytes());
     }
+    let (id, outcome) = dispatch_incoming(incoming, requests_wanted, replies, events)?;
+    Some((id, outcome.map(|result| result.map(RawValue::to_owned))))
+}
+
+/// [`dispatch`] of a message already classified; the result it returns is borrowed from the
+/// message's text.
+pub(crate) fn dispatch_incoming<'a>(
+    incoming: Incoming<'a>,
+    requests_wanted: bool,
+    replies: &mut Vec<Vec<u8>>,
+    events: &mut Vec<Event>,
+) -> Option<(u64, Result<Option<&'a RawValue>, Error>)> {
     match incoming {
         Incoming::Response { id, outcome } => {
             let id = jsonrpc::our_id(id)?;
-            Some((
-                id,
-                match outcome {
-                    Ok(result) => Ok(result.map(RawValue::to_owned)),
-                    Err(error) => Err(Error::rpc(error)),
-                },
-            ))
+            Some((id, outcome.map_err(Error::rpc)))
         }
         Incoming::Notification { method, params } => {
             events.push(Event::Notification {

@@ -50,9 +50,10 @@ pub enum Event {
     },
     /// The answer to request `id`, with a result, for the consumer to parse once: over stdio the
     /// whole message as the server wrote it, unparsed (checked only by
-    /// [`crate::jsonrpc::skim_answer`]); over HTTP, and for a call the Rust client made
-    /// ([`outcome_event_for`]), `{"result":<result>}`, the result having been checked as JSON
-    /// when the reply was read. Only a sink that asks for them
+    /// [`crate::jsonrpc::skim_answer`]); over Streamable HTTP the whole message too (a JSON body,
+    /// an SSE event's data), checked as JSON when it was read; over the legacy HTTP+SSE
+    /// transport, and for a call the Rust client made ([`outcome_event_for`]),
+    /// `{"result":<result>}`. Either way the consumer takes the message's `result`. Only a sink that asks for them
     /// ([`EventSink::raw_answers_from`]) gets these, for messages (HTTP: results) of at least
     /// that size; if the message then does not parse, the request fails.
     RawAnswer {

@@ -12,10 +12,10 @@ use serde::Deserialize;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::{Inner, lock};
+use super::{Answer, Inner, Reading, lock};
 use crate::error::Error;
 use crate::jsonrpc;
-use crate::transport::{Deadline, Outcome, ProgressReset};
+use crate::transport::{Deadline, ProgressReset};
 
 /// How a request is to be exchanged (its options, see
 /// [`OutgoingRequest`](crate::transport::OutgoingRequest)).
@@ -24,6 +24,8 @@ pub(super) struct Plan {
     pub(super) cancellable: bool,
     pub(super) opens_session: bool,
     pub(super) headers: Vec<(String, String)>,
+    /// A result of this size or more is kept in its whole message ([`Answer::Message`]).
+    pub(super) whole_from: Option<usize>,
 }
 
 /// An exchange's [`Deadline`], which progress notifications may move while the exchange waits.
@@ -124,7 +126,7 @@ impl Inner {
         plan: Plan,
         frame: Vec<u8>,
         deadline: Arc<ExchangeDeadline>,
-    ) -> Outcome {
+    ) -> Reading {
         let frame = Bytes::from(frame);
         let outcome = self.clone().exchange(&plan, frame.clone(), &deadline).await;
         if plan.opens_session {
@@ -153,10 +155,13 @@ impl Inner {
         plan: &Plan,
         frame: Bytes,
         deadline: &ExchangeDeadline,
-    ) -> Outcome {
+    ) -> Reading {
         let legacy = lock(&self.legacy).clone();
         if let Some(legacy) = legacy {
-            return self.exchange_legacy(&legacy, plan, frame, deadline).await;
+            return self
+                .exchange_legacy(&legacy, plan, frame, deadline)
+                .await
+                .map(Answer::Result);
         }
         // Only the very first POST, a session-opening one, may turn out to need the legacy
         // protocol.
@@ -179,7 +184,10 @@ impl Inner {
                         });
                     }
                 };
-                return self.exchange_legacy(&legacy, plan, frame, deadline).await;
+                return self
+                    .exchange_legacy(&legacy, plan, frame, deadline)
+                    .await
+                    .map(Answer::Result);
             }
             Some(r) => r?,
             None => return Err(self.request_timed_out(plan, deadline)),
@@ -190,7 +198,10 @@ impl Inner {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.contains("text/event-stream"));
         if sse {
-            match deadline.run(self.clone().read_sse(plan.id, resp)).await {
+            match deadline
+                .run(self.clone().read_sse(plan.id, plan.whole_from, resp))
+                .await
+            {
                 Some(r) => r,
                 None => {
                     let ms = deadline.reported_ms();
@@ -198,7 +209,7 @@ impl Inner {
                 }
             }
         } else {
-            match deadline.run(self.read_json(resp)).await {
+            match deadline.run(self.read_json(resp, plan.whole_from)).await {
                 Some(r) => r,
                 None => Err(self.request_timed_out(plan, deadline)),
             }
@@ -207,13 +218,13 @@ impl Inner {
 
     /// After a session-opening request succeeded: remembers the negotiated version for later
     /// headers.
-    pub(super) fn note_protocol_version(&self, outcome: &Outcome) {
+    pub(super) fn note_protocol_version(&self, reading: &Reading) {
         #[derive(Deserialize)]
         struct Init {
             #[serde(rename = "protocolVersion")]
             protocol_version: Option<String>,
         }
-        if let Ok(Some(result)) = outcome
+        if let Ok(Answer::Result(Some(result))) = reading
             && let Ok(Init {
                 protocol_version: Some(v),
             }) = serde_json::from_str::<Init>(result.get())

@@ -37,7 +37,7 @@ impl Inner {
                                 while let Some(item) = decoder.next_item() {
                                     if let SseItem::Event(e) = item {
                                         got_event = true;
-                                        self.on_sse_data(None, e.data.as_bytes(), &mut events);
+                                        self.on_sse_data(None, None, e.data, &mut events);
                                     }
                                 }
                                 self.sink.emit_all(events);

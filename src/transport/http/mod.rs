@@ -29,9 +29,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use tokio::task::AbortHandle;
 
 use super::{AuthHook, Era, Event, EventSink, OutgoingRequest, Reply, SessionHook, Transport};
@@ -59,6 +61,32 @@ pub const LISTENER_MAX_DELAY: Duration = Duration::from_secs(30);
 pub const POOL_IDLE: Duration = Duration::from_secs(90);
 /// The first id [`Transport::next_id`] hands out (see `stdio::OWN_IDS_FROM`).
 pub const OWN_IDS_FROM: u64 = 1 << 52;
+
+/// What an exchange read: the result, or — when its reply goes to the sink and the result is of
+/// the size the sink takes unparsed ([`super::EventSink::raw_answers_from`]) — the server's whole
+/// message (a JSON body, an SSE event's data), already checked as JSON: it crosses as an
+/// [`Event::RawAnswer`], as stdio's large answers do, without the result being copied out of it.
+pub(super) enum Answer {
+    Result(Option<Box<RawValue>>),
+    Message(Bytes),
+}
+
+/// An exchange's outcome ([`super::Outcome`] with the whole message as a possible answer).
+pub(super) type Reading = Result<Answer, Error>;
+
+impl Answer {
+    /// The result, out of the whole message when that is what was kept.
+    fn into_result(self) -> super::Outcome {
+        match self {
+            Answer::Result(result) => Ok(result),
+            Answer::Message(message) => match jsonrpc::reply_members(&message) {
+                Ok(Some((result, _))) => Ok(result.map(RawValue::to_owned)),
+                Ok(None) => Ok(None),
+                Err(e) => Err(Error::Parse(format!("Invalid JSON response: {e}"))),
+            },
+        }
+    }
+}
 
 /// How to reach the server.
 #[derive(Debug, Clone, Deserialize)]
@@ -227,7 +255,7 @@ impl HttpTransport {
         let frame = jsonrpc::notification_frame(method, params);
         self.spawn_tracked(id, false, reply, async move {
             let outcome = inner.clone().post_only(frame, timeout_ms).await;
-            inner.finish(id, outcome.map(|()| None));
+            inner.finish(id, outcome.map(|()| Answer::Result(None)));
         });
         Ok(())
     }
@@ -290,11 +318,18 @@ impl HttpTransport {
                 id,
             }
         });
+        // A session-opening answer is read for its protocol version: never kept whole.
+        let whole_from = if r.reply.is_event() && !r.opens_session {
+            inner.sink.raw_answers_from()
+        } else {
+            None
+        };
         let plan = exchange::Plan {
             id,
             cancellable: r.cancellable,
             opens_session: r.opens_session,
             headers: r.headers,
+            whole_from,
         };
         self.spawn_tracked(id, r.cancellable, r.reply, async move {
             let _movable = movable;
@@ -517,16 +552,27 @@ impl Inner {
     }
 
     /// Reports the outcome of exchange `id` unless it was cancelled or closed meanwhile.
-    fn finish(&self, id: u64, outcome: super::Outcome) {
+    fn finish(&self, id: u64, reading: Reading) {
         let Some(task) = lock(&self.inflight).remove(&id) else {
             return;
         };
         let mut events = Vec::new();
-        match task.reply.unwrap_or_default() {
+        match (task.reply.unwrap_or_default(), reading) {
             // A large result crosses as stdio's large answers do (unparsed, its long strings cut
             // out on this thread), so that the consumer's JS thread parses only the rest.
-            Reply::Event => events.push(super::outcome_event_for(&*self.sink, id, outcome)),
-            reply => reply.deliver(id, outcome, &mut events),
+            (Reply::Event, Ok(Answer::Message(message))) => events.push(Event::RawAnswer {
+                id,
+                ascii: message.is_ascii(),
+                message,
+            }),
+            (Reply::Event, reading) => events.push(super::outcome_event_for(
+                &*self.sink,
+                id,
+                reading.and_then(Answer::into_result),
+            )),
+            (reply, reading) => {
+                reply.deliver(id, reading.and_then(Answer::into_result), &mut events)
+            }
         }
         self.sink.emit_all(events);
     }

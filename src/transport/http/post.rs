@@ -11,11 +11,11 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::value::RawValue;
 
 use super::h1;
-use super::{Inner, lock};
+use super::{Answer, Inner, Reading, lock};
 use crate::error::Error;
 use crate::jsonrpc;
 use crate::runtime;
-use crate::transport::{AuthRefusal, Era, MAX_AUTH_RETRIES, MAX_TIMEOUT_MS, Outcome};
+use crate::transport::{AuthRefusal, Era, MAX_AUTH_RETRIES, MAX_TIMEOUT_MS};
 
 /// The most room a JSON reply's announced length reserves ahead (see `read_json`).
 const RESERVE_AT_MOST: usize = 32 * 1024 * 1024;
@@ -389,8 +389,9 @@ impl Inner {
     }
 
     /// A JSON reply: read in chunks, so that a body over the limit is refused without being held
-    /// whole; `error` → the JSON-RPC error, else `result`.
-    pub(super) async fn read_json(&self, mut resp: Resp) -> Outcome {
+    /// whole; `error` → the JSON-RPC error, else `result` (the whole body when the result is
+    /// `whole_from` bytes or more, see [`Answer::Message`]).
+    pub(super) async fn read_json(&self, mut resp: Resp, whole_from: Option<usize>) -> Reading {
         let limit = self.config.max_message_bytes;
         // Room for the whole body at once when its length is given: growing by doubling copied
         // a large body log2 times. Bounded (the limit, and 32 MiB, as the stdio reader's large
@@ -413,12 +414,16 @@ impl Inner {
             body.extend_from_slice(&chunk);
         }
         // As `JSON.parse` reads it: the last of duplicate keys, `"result": null` is null.
-        match jsonrpc::reply_members(&body) {
-            Err(e) => Err(Error::Parse(format!("Invalid JSON response: {e}"))),
-            Ok(Some((_, Some(err)))) if jsonrpc::is_truthy(err) => Err(Error::rpc(err)),
-            Ok(Some((result, _))) => Ok(result.map(RawValue::to_owned)),
-            Ok(None) => Ok(None), // valid JSON that is not an object: `result` is undefined
+        let result = match jsonrpc::reply_members(&body) {
+            Err(e) => return Err(Error::Parse(format!("Invalid JSON response: {e}"))),
+            Ok(Some((_, Some(err)))) if jsonrpc::is_truthy(err) => return Err(Error::rpc(err)),
+            Ok(Some((result, _))) => result,
+            Ok(None) => None, // valid JSON that is not an object: `result` is undefined
+        };
+        if whole_from.is_some_and(|n| result.is_some_and(|r| r.get().len() >= n)) {
+            return Ok(Answer::Message(Bytes::from(body)));
         }
+        Ok(Answer::Result(result.map(RawValue::to_owned)))
     }
 
     /// Headers of a GET for an event stream: the configured ones, `Accept: text/event-stream`,

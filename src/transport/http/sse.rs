@@ -6,17 +6,27 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use bytes::Bytes;
+use serde_json::value::RawValue;
+
 use super::post::Resp;
-use super::{Inner, SSE_RESUME_ATTEMPTS, SSE_RESUME_DEFAULT_RETRY_MS, lock};
+use super::{Answer, Inner, Reading, SSE_RESUME_ATTEMPTS, SSE_RESUME_DEFAULT_RETRY_MS, lock};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
-use crate::transport::dispatch::{dispatch, each_value};
-use crate::transport::{Era, Event, Outcome, progress_target};
+use crate::jsonrpc::{self, Incoming};
+use crate::transport::dispatch::{dispatch, dispatch_incoming, each_value};
+use crate::transport::{Era, Event, progress_target};
 
 impl Inner {
     /// Reads an SSE reply until the answer to `id`; notifications and server→client requests on
-    /// the way are handled in order.
-    pub(super) async fn read_sse(self: Arc<Self>, id: u64, mut resp: Resp) -> Outcome {
+    /// the way are handled in order. A result of `whole_from` bytes or more is kept in its event's
+    /// data ([`Answer::Message`]).
+    pub(super) async fn read_sse(
+        self: Arc<Self>,
+        id: u64,
+        whole_from: Option<usize>,
+        mut resp: Resp,
+    ) -> Reading {
         if resp.status() == 204 {
             return Err(Error::Parse("No response body".into()));
         }
@@ -44,7 +54,7 @@ impl Inner {
                         return Err(Error::NoResponse { id });
                     }
                     let mut events = Vec::new();
-                    let found = self.on_sse_data(Some(id), event.data.as_bytes(), &mut events);
+                    let found = self.on_sse_data(Some(id), whole_from, event.data, &mut events);
                     self.sink.emit_all(events);
                     if let Some(outcome) = found {
                         // The server is likely ending the stream now: its end keeps the
@@ -93,38 +103,64 @@ impl Inner {
 
     /// Handles one SSE data payload (one or more JSON values): notifications (moving the
     /// deadline of a request they report progress for) and server→client requests to `events`
-    /// or answered; returns the answer to `want` if it is among them (other answers are dropped).
+    /// or answered; returns the answer to `want` if it is among them (other answers are dropped),
+    /// in the payload itself when its result is `whole_from` bytes or more.
     pub(super) fn on_sse_data(
         self: &Arc<Self>,
         want: Option<u64>,
-        data: &[u8],
+        whole_from: Option<usize>,
+        data: String,
         events: &mut Vec<Event>,
-    ) -> Option<Outcome> {
+    ) -> Option<Reading> {
         let wanted = self.requests.load(Ordering::Relaxed);
         let mut replies = Vec::new();
         let mut found = None;
-        each_value(data, |value| {
-            if found.is_some() {
-                return;
-            }
-            let before = events.len();
-            if let Some((id, outcome)) = dispatch(value, wanted, &mut replies, events)
-                && Some(id) == want
-            {
-                found = Some(outcome);
-            }
-            for event in &events[before..] {
-                if let Event::Notification { method, params } = event
-                    && let Some(target) = progress_target(method, params.as_deref())
-                    && let Some(d) = lock(&self.deadlines).get(&target)
-                {
-                    d.on_progress();
+        let before = events.len();
+        // One message, the usual payload, is read in one pass; only a payload that is not one
+        // JSON value (several, or garbage) goes value by value.
+        let incoming = jsonrpc::classify(data.as_bytes());
+        if !matches!(incoming, Incoming::Malformed) {
+            let got = dispatch_incoming(incoming, wanted, &mut replies, events)
+                .filter(|(id, _)| Some(*id) == want);
+            self.note_progress(&events[before..]);
+            let whole = matches!(&got, Some((_, Ok(Some(result))))
+                if whole_from.is_some_and(|n| result.get().len() >= n));
+            found = if whole {
+                Some(Ok(Answer::Message(Bytes::from(data.into_bytes()))))
+            } else {
+                got.map(|(_, outcome)| {
+                    outcome.map(|result| Answer::Result(result.map(RawValue::to_owned)))
+                })
+            };
+        } else {
+            each_value(data.as_bytes(), |value| {
+                if found.is_some() {
+                    return;
                 }
-            }
-        });
+                let before = events.len();
+                if let Some((id, outcome)) = dispatch(value, wanted, &mut replies, events)
+                    && Some(id) == want
+                {
+                    found = Some(outcome.map(Answer::Result));
+                }
+                self.note_progress(&events[before..]);
+            });
+        }
         for frame in replies {
             self.clone().post_in_background(frame);
         }
         found
+    }
+
+    /// Moves the deadline of each request that `events` report progress for.
+    fn note_progress(&self, events: &[Event]) {
+        for event in events {
+            if let Event::Notification { method, params } = event
+                && let Some(target) = progress_target(method, params.as_deref())
+                && let Some(d) = lock(&self.deadlines).get(&target)
+            {
+                d.on_progress();
+            }
+        }
     }
 }
