@@ -143,15 +143,34 @@ pub fn reply_members(
 
 /// Classifies one complete JSON text (one JSONL line or one SSE data payload).
 pub fn classify(text: &[u8]) -> Incoming<'_> {
-    let first = text.iter().find(|b| !b.is_ascii_whitespace());
+    classify_with(text, serde_json::from_slice, |t| {
+        serde_json::from_slice::<serde::de::IgnoredAny>(t).is_ok()
+    })
+}
+
+/// [`classify`] of a text known to be UTF-8 (an SSE event's data): the same, without checking
+/// the bytes of its values as UTF-8 again.
+pub fn classify_str(text: &str) -> Incoming<'_> {
+    classify_with(text, serde_json::from_str, |t| {
+        serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()
+    })
+}
+
+fn classify_with<'a, T: AsRef<[u8]> + ?Sized>(
+    text: &'a T,
+    wire: impl FnOnce(&'a T) -> serde_json::Result<Wire<'a>>,
+    is_json: impl FnOnce(&'a T) -> bool,
+) -> Incoming<'a> {
+    let first = text.as_ref().iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
         // Non-objects are ignored when they are JSON, dropped when they are not; both are skipped.
-        return match serde_json::from_slice::<serde::de::IgnoredAny>(text) {
-            Ok(_) => Incoming::Ignored,
-            Err(_) => Incoming::Malformed,
+        return if is_json(text) {
+            Incoming::Ignored
+        } else {
+            Incoming::Malformed
         };
     }
-    let wire: Wire<'_> = match serde_json::from_slice(text) {
+    let wire: Wire<'a> = match wire(text) {
         Ok(w) => w,
         Err(_) => return Incoming::Malformed,
     };

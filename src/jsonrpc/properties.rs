@@ -1,4 +1,4 @@
-//! The properties of [`classify`], [`our_id`], [`sniff_id`], [`is_truthy`] and the frame builders,
+//! The properties of [`classify`] (and [`classify_str`]), [`our_id`], [`sniff_id`], [`is_truthy`] and the frame builders,
 //! checked against a reference built on `serde_json::Value` with the semantics of `JSON.parse`
 //! (the last of duplicate members wins, `null` is a value, numbers are read correctly rounded —
 //! serde_json's own float parsing can be an ulp off without its `float_roundtrip` feature, so
@@ -20,8 +20,9 @@ pub fn check_message(data: &[u8]) {
     let reference = reference_class(&text);
     if let Some(expected) = &reference {
         let got = observe(&classify(data));
-        if std::str::from_utf8(data).is_ok() {
+        if let Ok(text) = std::str::from_utf8(data) {
             assert_eq!(&got, expected, "classify");
+            assert_eq!(&observe(&classify_str(text)), expected, "classify_str");
         } else {
             // JavaScript would read these bytes with U+FFFD in place of invalid UTF-8; the crate
             // may drop the message instead, but must not see anything else in it.

@@ -118,7 +118,7 @@ impl Inner {
         let before = events.len();
         // One message, the usual payload, is read in one pass; only a payload that is not one
         // JSON value (several, or garbage) goes value by value.
-        let incoming = jsonrpc::classify(data.as_bytes());
+        let incoming = jsonrpc::classify_str(&data);
         if !matches!(incoming, Incoming::Malformed) {
             let got = dispatch_incoming(incoming, wanted, &mut replies, events)
                 .filter(|(id, _)| Some(*id) == want);
