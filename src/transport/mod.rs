@@ -48,14 +48,15 @@ pub enum Event {
         /// Why.
         error: Error,
     },
-    /// The answer to request `id`, with a result, for the consumer to parse once: over stdio the
-    /// whole message as the server wrote it, unparsed (checked only by
-    /// [`crate::jsonrpc::skim_answer`]); over Streamable HTTP the whole message too (a JSON body,
-    /// an SSE event's data), checked as JSON when it was read; over the legacy HTTP+SSE
-    /// transport, and for a call the Rust client made ([`outcome_event_for`]),
-    /// `{"result":<result>}`. Either way the consumer takes the message's `result`. Only a sink that asks for them
-    /// ([`EventSink::raw_answers_from`]) gets these, for messages (HTTP: results) of at least
-    /// that size; if the message then does not parse, the request fails.
+    /// The answer to request `id`, with a result, for the consumer to parse once: over stdio and
+    /// Streamable HTTP the whole message as the server wrote it (a line, a JSON body, an SSE
+    /// event's data), unparsed: checked only by [`crate::jsonrpc::skim_answer`], or — over HTTP,
+    /// when the skim cannot tell (an `error` member, an escaped key) — checked as JSON; over the
+    /// legacy HTTP+SSE transport, and for a call the Rust client made ([`outcome_event_for`]),
+    /// `{"result":<result>}`. Either way the consumer takes the message's `result`. Only a sink
+    /// that asks for them ([`EventSink::raw_answers_from`]) gets these, for messages (legacy
+    /// HTTP+SSE and the Rust client's calls: results) of at least that size; if the message then
+    /// does not parse, the request fails.
     RawAnswer {
         /// Our request id.
         id: u64,
@@ -372,7 +373,7 @@ pub trait EventSink: Send + Sync + 'static {
         None
     }
 
-    /// `Some(n)`: answers of `n` bytes or more (stdio: the message; HTTP: its result) come as
+    /// `Some(n)`: answers of `n` bytes or more (the message; legacy HTTP+SSE: its result) come as
     /// [`Event::RawAnswer`], for the consumer to parse; `None` (the default): every answer comes
     /// parsed.
     fn raw_answers_from(&self) -> Option<usize> {

@@ -24,7 +24,8 @@ pub(super) struct Plan {
     pub(super) cancellable: bool,
     pub(super) opens_session: bool,
     pub(super) headers: Vec<(String, String)>,
-    /// A result of this size or more is kept in its whole message ([`Answer::Message`]).
+    /// An answer of this size or more (a JSON body, an SSE event's data) is kept whole
+    /// ([`Answer::Message`]).
     pub(super) whole_from: Option<usize>,
 }
 

@@ -62,10 +62,12 @@ pub const POOL_IDLE: Duration = Duration::from_secs(90);
 /// The first id [`Transport::next_id`] hands out (see `stdio::OWN_IDS_FROM`).
 pub const OWN_IDS_FROM: u64 = 1 << 52;
 
-/// What an exchange read: the result, or — when its reply goes to the sink and the result is of
+/// What an exchange read: the result, or — when its reply goes to the sink and the message is of
 /// the size the sink takes unparsed ([`super::EventSink::raw_answers_from`]) — the server's whole
-/// message (a JSON body, an SSE event's data), already checked as JSON: it crosses as an
-/// [`Event::RawAnswer`], as stdio's large answers do, without the result being copied out of it.
+/// message (a JSON body, an SSE event's data): it crosses as an [`Event::RawAnswer`], as stdio's
+/// large answers do, without the result being copied out of it. Such a message was only skimmed
+/// ([`jsonrpc::skim_answer`]: an answer with a result to one of our requests), or checked as JSON
+/// when the skim could not tell; the consumer's parse checks it.
 pub(super) enum Answer {
     Result(Option<Box<RawValue>>),
     Message(Bytes),

@@ -389,8 +389,9 @@ impl Inner {
     }
 
     /// A JSON reply: read in chunks, so that a body over the limit is refused without being held
-    /// whole; `error` → the JSON-RPC error, else `result` (the whole body when the result is
-    /// `whole_from` bytes or more, see [`Answer::Message`]).
+    /// whole; `error` → the JSON-RPC error, else `result`, or the whole body when it is
+    /// `whole_from` bytes or more ([`Answer::Message`]; only skimmed, as a large stdio answer is,
+    /// when the skim finds an answer with a result to one of our requests).
     pub(super) async fn read_json(&self, mut resp: Resp, whole_from: Option<usize>) -> Reading {
         let limit = self.config.max_message_bytes;
         // Room for the whole body at once when its length is given: growing by doubling copied
@@ -413,6 +414,10 @@ impl Inner {
             }
             body.extend_from_slice(&chunk);
         }
+        let whole = whole_from.is_some_and(|n| body.len() >= n);
+        if whole && jsonrpc::skim_answer(body.trim_ascii()).is_some() {
+            return Ok(Answer::Message(Bytes::from(body)));
+        }
         // As `JSON.parse` reads it: the last of duplicate keys, `"result": null` is null.
         let result = match jsonrpc::reply_members(&body) {
             Err(e) => return Err(Error::Parse(format!("Invalid JSON response: {e}"))),
@@ -420,7 +425,7 @@ impl Inner {
             Ok(Some((result, _))) => result,
             Ok(None) => None, // valid JSON that is not an object: `result` is undefined
         };
-        if whole_from.is_some_and(|n| result.is_some_and(|r| r.get().len() >= n)) {
+        if whole && result.is_some() {
             return Ok(Answer::Message(Bytes::from(body)));
         }
         Ok(Answer::Result(result.map(RawValue::to_owned)))

@@ -19,8 +19,8 @@ use crate::transport::{Era, Event, progress_target};
 
 impl Inner {
     /// Reads an SSE reply until the answer to `id`; notifications and server→client requests on
-    /// the way are handled in order. A result of `whole_from` bytes or more is kept in its event's
-    /// data ([`Answer::Message`]).
+    /// the way are handled in order. An answer of `whole_from` bytes or more is kept in its
+    /// event's data ([`Answer::Message`]).
     pub(super) async fn read_sse(
         self: Arc<Self>,
         id: u64,
@@ -104,7 +104,7 @@ impl Inner {
     /// Handles one SSE data payload (one or more JSON values): notifications (moving the
     /// deadline of a request they report progress for) and server→client requests to `events`
     /// or answered; returns the answer to `want` if it is among them (other answers are dropped),
-    /// in the payload itself when its result is `whole_from` bytes or more.
+    /// in the payload itself when that is `whole_from` bytes or more.
     pub(super) fn on_sse_data(
         self: &Arc<Self>,
         want: Option<u64>,
@@ -116,6 +116,11 @@ impl Inner {
         let mut replies = Vec::new();
         let mut found = None;
         let before = events.len();
+        // A large answer to `want` is only skimmed, as a large stdio answer is.
+        let whole = want.is_some() && whole_from.is_some_and(|n| data.len() >= n);
+        if whole && jsonrpc::skim_answer(data.as_bytes().trim_ascii()) == want {
+            return Some(Ok(Answer::Message(Bytes::from(data.into_bytes()))));
+        }
         // One message, the usual payload, is read in one pass; only a payload that is not one
         // JSON value (several, or garbage) goes value by value.
         let incoming = jsonrpc::classify_str(&data);
@@ -123,9 +128,7 @@ impl Inner {
             let got = dispatch_incoming(incoming, wanted, &mut replies, events)
                 .filter(|(id, _)| Some(*id) == want);
             self.note_progress(&events[before..]);
-            let whole = matches!(&got, Some((_, Ok(Some(result))))
-                if whole_from.is_some_and(|n| result.get().len() >= n));
-            found = if whole {
+            found = if whole && matches!(&got, Some((_, Ok(Some(_))))) {
                 Some(Ok(Answer::Message(Bytes::from(data.into_bytes()))))
             } else {
                 got.map(|(_, outcome)| {
