@@ -134,6 +134,8 @@ impl SseDecoder {
                         self.dispatch(); // a blank line ends the event
                     }
                     self.line_seen = false;
+                    // A byte-order mark opens the stream, not a later line.
+                    self.started = true;
                     line.clear();
                     self.line = line;
                     if bytes[pos] == b'\r' {
@@ -163,11 +165,13 @@ impl SseDecoder {
     }
 
     /// At end of stream: `Err(Incomplete)` if an event (or a line) was cut off. The last event
-    /// id and `retry:` survive, so the decoder can read a resumed stream next.
+    /// id and `retry:` survive, so the decoder can read a resumed stream next (which may open
+    /// with a byte-order mark of its own).
     pub fn finish(&mut self) -> Result<(), Incomplete> {
         let cut = self.line_seen || self.in_event;
         self.after_cr = false;
         self.in_data = false;
+        self.started = false;
         self.line.clear();
         self.line_seen = false;
         self.reset_event();
@@ -383,6 +387,25 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_opens_a_stream_only_at_its_start() {
+        let (items, _) = decode_in(&[b"\xEF\xBB", b"\xBFdata: a\n\n"], 1 << 20);
+        assert_eq!(items, vec![ev("message", "a", None)]);
+        // After a blank line it is part of the field's name: not `data`.
+        let (items, _) = decode_in(&[b"\n\xEF\xBB\xBFdata: a\n\ndata: b\n\n"], 1 << 20);
+        assert_eq!(items, vec![ev("message", "b", None)]);
+        // A resumed stream (after `finish`) may open with one of its own.
+        let mut d = SseDecoder::new(1 << 20);
+        d.push(b"\xEF\xBB\xBFid: 1\ndata: a\n\n");
+        assert_eq!(d.finish(), Ok(()));
+        d.push(b"\xEF\xBB\xBFdata: b\n\n");
+        let items: Vec<_> = std::iter::from_fn(|| d.next_item()).collect();
+        assert_eq!(
+            items,
+            vec![ev("message", "a", Some("1")), ev("message", "b", Some("1"))]
+        );
+    }
+
+    #[test]
     fn comments_ids_retry_and_odd_fields() {
         let text = ": keep-alive\nid: 7\nretry: 1500\nretry: soon\nfoo: bar\ndata\ndata:  two spaces\n\nid\ndata: x\n\n";
         let mut d = SseDecoder::new(1 << 20);
@@ -458,9 +481,6 @@ mod tests {
         assert_eq!(items, vec![SseItem::Oversized, ev("message", "ok", None)]);
     }
 
-    /// A deterministic fuzz-style check (stable toolchain): random SSE-like streams, random
-    /// chunkings; the events never depend on where the chunks are cut, nothing panics, and the
-    /// line buffer never exceeds the limit.
     /// The decoder's reading, line by line on a whole stream with no size limit: what it gives
     /// however it takes its lines in (a `data:` value straight into the event's data or not).
     fn by_lines(mut rest: &[u8]) -> Vec<SseItem> {
@@ -471,6 +491,7 @@ mod tests {
             let mut line = &rest[..pos];
             let crlf = rest[pos] == b'\r' && rest.get(pos + 1) == Some(&b'\n');
             rest = &rest[pos + 1 + usize::from(crlf)..];
+            let first = !std::mem::replace(&mut started, true);
             if line.is_empty() {
                 if has_data {
                     items.push(SseItem::Event(SseEvent {
@@ -486,8 +507,7 @@ mod tests {
                 (data, has_data, event) = (Vec::new(), false, String::new());
                 continue;
             }
-            if !started {
-                started = true;
+            if first {
                 line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
             }
             if line.is_empty() || line[0] == b':' {
@@ -518,6 +538,9 @@ mod tests {
         items
     }
 
+    /// A deterministic fuzz-style check (stable toolchain): random SSE-like streams, random
+    /// chunkings; the events never depend on where the chunks are cut, are what a line-by-line
+    /// reading gives, nothing panics, and the line buffer never exceeds the limit.
     #[test]
     fn random_streams_decode_the_same_however_they_are_cut() {
         const PIECES: &[&[u8]] = &[
