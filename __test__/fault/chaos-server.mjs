@@ -424,12 +424,15 @@ function httpServer(rnd) {
   const event = (obj, id) => `${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(obj)}\n\n`
 
   async function readBody(req) {
-    let raw = ''
+    // Decoded whole: a character whose bytes straddle two chunks stays one.
+    const chunks = []
+    let size = 0
     for await (const chunk of req) {
-      raw += chunk
-      if (raw.length > 8 << 20) break
+      chunks.push(chunk)
+      size += chunk.length
+      if (size > 8 << 20) break
     }
-    return raw
+    return Buffer.concat(chunks).toString()
   }
 
   /** Writes `text` in pieces with pauses, or cuts the connection at `cutAt` bytes. */
