@@ -62,6 +62,18 @@ describe('HttpTransport basics', () => {
     expect(after['mcp-session-id']).toBe(t.sessionId) // the server's id overrides the configured one
     expect(after['mcp-protocol-version']).toBe('2025-06-18')
     expect(await t.request('echo', { a: [1, { b: 'c' }] })).toEqual({ a: [1, { b: 'c' }] })
+    // A large initialize answer is read in Rust (never handed over unread): its version counts.
+    const t2 = await connect()
+    const kinds = eventKinds(t2)
+    const init2 = await t2.request('initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'test', version: '1' },
+      pad: 100 * 1024,
+    })
+    expect(init2.pad.length).toBe(100 * 1024)
+    expect(kinds).toEqual([14]) // (then its result crosses as any large one does, {"result":…})
+    expect((await t2.request('headers'))['mcp-protocol-version']).toBe('2025-03-26')
   })
 
   it('SSE replies: notifications first, in order, then the answer; several values in one event', async () => {
@@ -162,7 +174,27 @@ describe('HttpTransport basics', () => {
       }
       expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
       kinds.splice(0)
+      // An SSE answer to another request is not this one's (a JSON body's id is not checked).
+      const foreign = `{"jsonrpc":"2.0","id":"123456789","result":${JSON.stringify(big)}}`
+      if (sse) expect((await settle(t.request('raw-message', { text: foreign, sse }))).error.code).toBe('MCP_NO_RESPONSE')
+      else expect(await t.request('raw-message', { text: foreign, sse })).toEqual(big)
+      kinds.splice(0)
+      // Bytes that are not UTF-8, and a byte-order mark before a JSON body, read as fetch's
+      // json() reads them (U+FFFD; dropped), small or large.
+      for (const pad of [0, 100 * KIB]) {
+        const value = await t.request('raw-bytes', { sse, pad })
+        expect(value.text).toBe('a\ufffdb')
+        expect(value.pad.length).toBe(pad)
+      }
+      kinds.splice(0)
     }
+    // Several JSON values in one SSE event: a notification, then the large answer.
+    const notes = []
+    t.onNotification = (method, params) => notes.push([method, params])
+    const text = `{"jsonrpc":"2.0","method":"fixture/note","params":{"i":1}}\n{"jsonrpc":"2.0","id":$ID,"result":${JSON.stringify({ big: x + x })}}`
+    expect(await t.request('raw-message', { text, sse: true })).toEqual({ big: x + x })
+    expect(notes).toEqual([['fixture/note', { i: 1 }]])
+    expect(kinds.splice(0)).toEqual([2, 14])
   })
 })
 

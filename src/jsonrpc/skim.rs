@@ -1,17 +1,21 @@
-//! A quick look at a large message, without parsing it: is it the answer to one of our requests,
-//! with a result, so that its consumer can parse the message itself, once (the binding hands such
-//! answers to JavaScript as they came, for one `JSON.parse` of the whole line).
+//! A quick look at a large message, without parsing it: is it the answer to one of our requests
+//! (not an error), so that its consumer can parse the message itself, once (the binding hands such
+//! answers to JavaScript as they came, for one `JSON.parse` of the whole message).
 
 use super::our_id_text;
 
-/// The id of the request that `line` answers with a result, found by a scan of the message's
-/// top level that tracks strings and nesting but checks no tokens (values are skipped at memory
-/// speed, not validated). `Some(id)` only when `line` is one object — `{` its first byte, its
-/// closing `}` the last — whose last `id` is one of ours ([`super::our_id`]), with no `error` key
-/// and no `method` key but `null`: then, if `JSON.parse` of the same text succeeds, it reads the
-/// same answer as [`super::classify`] does (`Response { id, outcome: Ok(result) }`). Anything
-/// else, or any doubt (an escaped key), is `None`: the message goes the usual way.
+/// The id of the request that `line` answers (with a result, or none: `undefined` to
+/// JavaScript), found by a scan of the message's top level that tracks strings and nesting but
+/// checks no tokens (values are skipped at memory speed, not validated). `Some(id)` only when
+/// `line` is one object — `{` its first byte, its closing `}` the last, JSON white space around
+/// them aside — whose last `id` is one of ours ([`super::our_id`]), with no `error` key and no
+/// `method` key but `null`: then, if `JSON.parse` of the same text succeeds, it reads the same
+/// answer as [`super::classify`] does (`Response { id, outcome: Ok(result) }`). Anything else,
+/// or any doubt (an escaped key), is `None`: the message goes the usual way.
 pub fn skim_answer(line: &[u8]) -> Option<u64> {
+    let start = skip_ws(line, 0);
+    let end = line.len() - line.iter().rev().take_while(|b| is_ws(**b)).count();
+    let line = &line[start..end.max(start)];
     if line.first() != Some(&b'{') {
         return None;
     }
@@ -52,8 +56,13 @@ pub fn skim_answer(line: &[u8]) -> Option<u64> {
     our_id_text(std::str::from_utf8(id?).ok()?)
 }
 
+/// JSON's white space (not form feed or vertical tab, which `trim_ascii` also strips).
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 fn skip_ws(line: &[u8], mut i: usize) -> usize {
-    while i < line.len() && matches!(line[i], b' ' | b'\t' | b'\n' | b'\r') {
+    while i < line.len() && is_ws(line[i]) {
         i += 1;
     }
     i
@@ -124,6 +133,8 @@ mod tests {
                 12,
             ),
             (r#"{"id":5e0}"#, 5),
+            // JSON white space around the object, as JSON.parse allows it.
+            (" \t\r\n{\"id\":\"7\",\"result\":{}} \n", 7),
         ];
         for (line, id) in ok {
             assert_eq!(skim_answer(line.as_bytes()), Some(id), "{line}");
@@ -136,7 +147,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"7","error":{"code":1,"message":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":"7","method":"ping"}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":"7"}}"#,
-            r#"{"id":"7","result":{}} "#,
+            "{\"id\":\"7\",\"result\":{}}\u{c}",
+            "\u{b}{\"id\":\"7\",\"result\":{}}",
+            " ",
             r#"{"id":"7","result":{}}x"#,
             r#"{"id":"7","result":{}"#,
             r#"{"id":"7","result":"#,

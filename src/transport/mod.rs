@@ -48,14 +48,14 @@ pub enum Event {
         /// Why.
         error: Error,
     },
-    /// The answer to request `id`, with a result, for the consumer to parse once: over stdio and
-    /// Streamable HTTP the whole message as the server wrote it (a line, a JSON body, an SSE
-    /// event's data), unparsed: checked only by [`crate::jsonrpc::skim_answer`], or — over HTTP,
-    /// when the skim cannot tell (an `error` member, an escaped key) — checked as JSON; over the
-    /// legacy HTTP+SSE transport, and for a call the Rust client made ([`outcome_event_for`]),
-    /// `{"result":<result>}`. Either way the consumer takes the message's `result`. Only a sink
-    /// that asks for them ([`EventSink::raw_answers_from`]) gets these, for messages (legacy
-    /// HTTP+SSE and the Rust client's calls: results) of at least that size; if the message then
+    /// The answer to request `id` (not an error), for the consumer to parse once: over stdio a
+    /// whole line as the server wrote it, over Streamable HTTP a whole JSON body or SSE event's
+    /// data (decoded as UTF-8, its `data:` lines joined), unparsed: checked only by
+    /// [`crate::jsonrpc::skim_answer`], or — over HTTP, when the skim cannot tell (an `error`
+    /// member, an escaped key) — checked as JSON. An SSE event holding several JSON values, the
+    /// legacy HTTP+SSE transport and calls the Rust client made ([`outcome_event_for`]) give
+    /// `{"result":<result>}` instead. Either way the consumer takes the message's `result`. Only a
+    /// sink that asks for them ([`EventSink::raw_answers_from`]) gets these; if the message then
     /// does not parse, the request fails.
     RawAnswer {
         /// Our request id.
@@ -373,7 +373,8 @@ pub trait EventSink: Send + Sync + 'static {
         None
     }
 
-    /// `Some(n)`: answers of `n` bytes or more (the message; legacy HTTP+SSE: its result) come as
+    /// `Some(n)`: answers of `n` bytes or more (the message; where it comes as
+    /// `{"result":<result>}`, see [`Event::RawAnswer`], the result) come as
     /// [`Event::RawAnswer`], for the consumer to parse; `None` (the default): every answer comes
     /// parsed.
     fn raw_answers_from(&self) -> Option<usize> {

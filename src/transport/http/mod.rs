@@ -66,7 +66,7 @@ pub const OWN_IDS_FROM: u64 = 1 << 52;
 /// the size the sink takes unparsed ([`super::EventSink::raw_answers_from`]) — the server's whole
 /// message (a JSON body, an SSE event's data): it crosses as an [`Event::RawAnswer`], as stdio's
 /// large answers do, without the result being copied out of it. Such a message was only skimmed
-/// ([`jsonrpc::skim_answer`]: an answer with a result to one of our requests), or checked as JSON
+/// ([`jsonrpc::skim_answer`]: an answer, not an error, to one of our requests), or checked as JSON
 /// when the skim could not tell; the consumer's parse checks it.
 pub(super) enum Answer {
     Result(Option<Box<RawValue>>),

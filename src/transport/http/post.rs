@@ -163,6 +163,20 @@ impl Resp {
     }
 }
 
+/// `body` as UTF-8 text is decoded (invalid bytes replaced, a leading byte-order mark dropped);
+/// `None` when that changes nothing.
+fn decoded_as_text(body: &[u8]) -> Option<Vec<u8>> {
+    let text = String::from_utf8_lossy(body);
+    let bare = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    (bare.len() != body.len()).then(|| bare.as_bytes().to_vec())
+}
+
+/// `bytes` without spare room (a message kept whole lives as long as the strings made from it).
+pub(super) fn fitted(mut bytes: Vec<u8>) -> Bytes {
+    bytes.shrink_to_fit();
+    Bytes::from(bytes)
+}
+
 /// The statuses reqwest's redirect policy follows.
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
@@ -391,7 +405,7 @@ impl Inner {
     /// A JSON reply: read in chunks, so that a body over the limit is refused without being held
     /// whole; `error` → the JSON-RPC error, else `result`, or the whole body when it is
     /// `whole_from` bytes or more ([`Answer::Message`]; only skimmed, as a large stdio answer is,
-    /// when the skim finds an answer with a result to one of our requests).
+    /// when the skim finds an answer, not an error, to one of our requests).
     pub(super) async fn read_json(&self, mut resp: Resp, whole_from: Option<usize>) -> Reading {
         let limit = self.config.max_message_bytes;
         // Room for the whole body at once when its length is given: growing by doubling copied
@@ -415,8 +429,16 @@ impl Inner {
             body.extend_from_slice(&chunk);
         }
         let whole = whole_from.is_some_and(|n| body.len() >= n);
-        if whole && jsonrpc::skim_answer(body.trim_ascii()).is_some() {
-            return Ok(Answer::Message(Bytes::from(body)));
+        if whole && jsonrpc::skim_answer(&body).is_some() {
+            return Ok(Answer::Message(fitted(body)));
+        }
+        // A body that does not parse as it came is read again as `fetch`'s `json()` decodes it
+        // (invalid UTF-8 as U+FFFD, a leading byte-order mark dropped), as it is when the skim
+        // lets it through to the consumer's parse; well-formed bodies pay nothing for it.
+        if jsonrpc::reply_members(&body).is_err()
+            && let Some(decoded) = decoded_as_text(&body)
+        {
+            body = decoded;
         }
         // As `JSON.parse` reads it: the last of duplicate keys, `"result": null` is null.
         let result = match jsonrpc::reply_members(&body) {
@@ -426,7 +448,7 @@ impl Inner {
             Ok(None) => None, // valid JSON that is not an object: `result` is undefined
         };
         if whole && result.is_some() {
-            return Ok(Answer::Message(Bytes::from(body)));
+            return Ok(Answer::Message(fitted(body)));
         }
         Ok(Answer::Result(result.map(RawValue::to_owned)))
     }

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use bytes::Bytes;
 use serde_json::value::RawValue;
 
-use super::post::Resp;
+use super::post::{Resp, fitted};
 use super::{Answer, Inner, Reading, SSE_RESUME_ATTEMPTS, SSE_RESUME_DEFAULT_RETRY_MS, lock};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
@@ -118,8 +117,8 @@ impl Inner {
         let before = events.len();
         // A large answer to `want` is only skimmed, as a large stdio answer is.
         let whole = want.is_some() && whole_from.is_some_and(|n| data.len() >= n);
-        if whole && jsonrpc::skim_answer(data.as_bytes().trim_ascii()) == want {
-            return Some(Ok(Answer::Message(Bytes::from(data.into_bytes()))));
+        if whole && jsonrpc::skim_answer(data.as_bytes()) == want {
+            return Some(Ok(Answer::Message(fitted(data.into_bytes()))));
         }
         // One message, the usual payload, is read in one pass; only a payload that is not one
         // JSON value (several, or garbage) goes value by value.
@@ -129,7 +128,7 @@ impl Inner {
                 .filter(|(id, _)| Some(*id) == want);
             self.note_progress(&events[before..]);
             found = if whole && matches!(&got, Some((_, Ok(Some(_))))) {
-                Some(Ok(Answer::Message(Bytes::from(data.into_bytes()))))
+                Some(Ok(Answer::Message(fitted(data.into_bytes()))))
             } else {
                 got.map(|(_, outcome)| {
                     outcome.map(|result| Answer::Result(result.map(RawValue::to_owned)))
