@@ -405,24 +405,30 @@ fn push_opt_raw(out: &mut String, raw: Option<&serde_json::value::RawValue>) {
 /// JS thread takes batches under).
 enum Ready {
     Event(Event),
-    Raw {
-        id: u64,
-        message: Bytes,
-        ascii: bool,
-        split: Option<Split>,
-    },
+    Raw { id: u64, message: Bytes, cut: Cut },
+}
+
+/// How a raw answer's message crosses.
+enum Cut {
+    /// Its long strings cut out of it.
+    Split(Split),
+    /// In one piece; `ascii`: every byte is ASCII (it then crosses as Latin-1, without decoding).
+    Whole { ascii: bool },
 }
 
 fn ready(event: Event) -> Ready {
     match event {
-        Event::RawAnswer { id, message, ascii } => {
-            let split = split_long_strings(&message, LONG_STRING_BYTES, MAX_SKELETON_BYTES, tag());
-            Ready::Raw {
-                id,
-                message,
-                ascii,
-                split,
-            }
+        Event::RawAnswer { id, message } => {
+            // The ASCII check only for a message that crosses whole: a cut one's skeleton is
+            // checked, a few hundred bytes, instead of megabytes.
+            let cut =
+                match split_long_strings(&message, LONG_STRING_BYTES, MAX_SKELETON_BYTES, tag()) {
+                    Some(split) => Cut::Split(split),
+                    None => Cut::Whole {
+                        ascii: message.is_ascii(),
+                    },
+                };
+            Ready::Raw { id, message, cut }
         }
         event => Ready::Event(event),
     }
@@ -434,15 +440,10 @@ fn write_event(batch: &mut Delivery, event: Ready) {
     let out = &mut batch.text;
     let event = match event {
         Ready::Event(event) => event,
-        Ready::Raw {
-            id,
-            message,
-            ascii,
-            split,
-        } => {
+        Ready::Raw { id, message, cut } => {
             let _ = write!(out, "[14,{id},{}", batch.raws.len());
-            match split {
-                Some(split) => {
+            match cut {
+                Cut::Split(split) => {
                     // `[14,id,k,tag,paths]`: raw message k is the skeleton, k+1… its strings.
                     let paths: Vec<Vec<serde_json::Value>> =
                         split.strings.iter().map(|s| path_json(&s.path)).collect();
@@ -459,7 +460,7 @@ fn write_event(batch: &mut Delivery, event: Ready) {
                         });
                     }
                 }
-                None => batch.raws.push(Raw::Bytes(message, ascii)),
+                Cut::Whole { ascii } => batch.raws.push(Raw::Bytes(message, ascii)),
             }
             out.push(']');
             return;
@@ -500,8 +501,9 @@ fn write_event(batch: &mut Delivery, event: Ready) {
             }
         }
         // `ready` makes every raw answer a `Ready::Raw`; were one to come here, it goes whole.
-        Event::RawAnswer { id, message, ascii } => {
+        Event::RawAnswer { id, message } => {
             let _ = write!(out, "[14,{id},{}", batch.raws.len());
+            let ascii = message.is_ascii();
             batch.raws.push(Raw::Bytes(message, ascii));
         }
         Event::CallerReads(again) => out.push_str(if again { "[16" } else { "[15" }),

@@ -60,10 +60,9 @@ pub enum Event {
     RawAnswer {
         /// Our request id.
         id: u64,
-        /// The message (one JSON object).
+        /// The message (one JSON object). Whether it is ASCII is left to the consumer, which
+        /// may not need to know (the binding asks only of a message that crosses in one piece).
         message: bytes::Bytes,
-        /// Whether every byte of it is ASCII (it can then cross as Latin-1, without decoding).
-        ascii: bool,
     },
     /// A server notification.
     Notification {

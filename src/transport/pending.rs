@@ -62,11 +62,9 @@ pub fn outcome_event_for<S: EventSink + ?Sized>(sink: &S, id: u64, outcome: Outc
             message.extend_from_slice(HEAD);
             message.extend_from_slice(text);
             message.push(b'}');
-            let ascii = message.is_ascii();
             Event::RawAnswer {
                 id,
                 message: message.into(),
-                ascii,
             }
         }
         outcome => outcome_event(id, outcome),

@@ -562,11 +562,9 @@ impl Inner {
         match (task.reply.unwrap_or_default(), reading) {
             // A large result crosses as stdio's large answers do (unparsed, its long strings cut
             // out on this thread), so that the consumer's JS thread parses only the rest.
-            (Reply::Event, Ok(Answer::Message(message))) => events.push(Event::RawAnswer {
-                id,
-                ascii: message.is_ascii(),
-                message,
-            }),
+            (Reply::Event, Ok(Answer::Message(message))) => {
+                events.push(Event::RawAnswer { id, message });
+            }
             (Reply::Event, reading) => events.push(super::outcome_event_for(
                 &*self.sink,
                 id,

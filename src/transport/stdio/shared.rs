@@ -187,8 +187,8 @@ impl Shared {
     }
 
     /// A line the sink takes unparsed ([`Event::RawAnswer`]): large enough, an answer with a
-    /// result to a request whose outcome goes to the sink. The one pass over it besides the
-    /// skim is the ASCII check, here, on the reading thread.
+    /// result to a request whose outcome goes to the sink. The skim is the one pass over it here,
+    /// on the reading thread.
     fn raw_answer(&self, line: &bytes::Bytes) -> Option<(u64, Answer)> {
         if line.len() < self.sink.raw_answers_from()? {
             return None;
@@ -197,8 +197,8 @@ impl Shared {
         if !self.table().pending.goes_to_sink(id) {
             return None;
         }
-        let (message, ascii) = (line.clone(), line.is_ascii());
-        Some((id, Answer::Raw(Event::RawAnswer { id, message, ascii })))
+        let message = line.clone();
+        Some((id, Answer::Raw(Event::RawAnswer { id, message })))
     }
 
     /// Decodes a chunk of caller-read stdout; returns the events it completes. With hand-over,
