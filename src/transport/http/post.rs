@@ -171,12 +171,6 @@ fn decoded_as_text(body: &[u8]) -> Option<Vec<u8>> {
     (bare.len() != body.len()).then(|| bare.as_bytes().to_vec())
 }
 
-/// `bytes` without spare room (a message kept whole lives as long as the strings made from it).
-pub(super) fn fitted(mut bytes: Vec<u8>) -> Bytes {
-    bytes.shrink_to_fit();
-    Bytes::from(bytes)
-}
-
 /// The statuses reqwest's redirect policy follows.
 fn is_redirect(status: u16) -> bool {
     matches!(status, 301 | 302 | 303 | 307 | 308)
@@ -430,7 +424,7 @@ impl Inner {
         }
         let whole = whole_from.is_some_and(|n| body.len() >= n);
         if whole && jsonrpc::skim_answer(&body).is_some() {
-            return Ok(Answer::Message(fitted(body)));
+            return Ok(Answer::Message(Bytes::from(body)));
         }
         // A body that does not parse as it came is read again as `fetch`'s `json()` decodes it
         // (invalid UTF-8 as U+FFFD, a leading byte-order mark dropped), as it is when the skim
@@ -448,7 +442,7 @@ impl Inner {
             Ok(None) => None, // valid JSON that is not an object: `result` is undefined
         };
         if whole && result.is_some() {
-            return Ok(Answer::Message(fitted(body)));
+            return Ok(Answer::Message(Bytes::from(body)));
         }
         Ok(Answer::Result(result.map(RawValue::to_owned)))
     }

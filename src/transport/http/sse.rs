@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use bytes::Bytes;
 use serde_json::value::RawValue;
 
-use super::post::{Resp, fitted};
+use super::post::Resp;
 use super::{Answer, Inner, Reading, SSE_RESUME_ATTEMPTS, SSE_RESUME_DEFAULT_RETRY_MS, lock};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
@@ -118,7 +119,7 @@ impl Inner {
         // A large answer to `want` is only skimmed, as a large stdio answer is.
         let whole = want.is_some() && whole_from.is_some_and(|n| data.len() >= n);
         if whole && jsonrpc::skim_answer(data.as_bytes()) == want {
-            return Some(Ok(Answer::Message(fitted(data.into_bytes()))));
+            return Some(Ok(Answer::Message(Bytes::from(data.into_bytes()))));
         }
         // One message, the usual payload, is read in one pass; only a payload that is not one
         // JSON value (several, or garbage) goes value by value.
@@ -128,7 +129,7 @@ impl Inner {
                 .filter(|(id, _)| Some(*id) == want);
             self.note_progress(&events[before..]);
             found = if whole && matches!(&got, Some((_, Ok(Some(_))))) {
-                Some(Ok(Answer::Message(fitted(data.into_bytes()))))
+                Some(Ok(Answer::Message(Bytes::from(data.into_bytes()))))
             } else {
                 got.map(|(_, outcome)| {
                     outcome.map(|result| Answer::Result(result.map(RawValue::to_owned)))
