@@ -420,7 +420,7 @@ fn ready(event: Event) -> Ready {
     match event {
         Event::RawAnswer { id, message } => {
             // The ASCII check only for a message that crosses whole: a cut one's skeleton is
-            // checked, a few hundred bytes, instead of megabytes.
+            // checked instead (at most MAX_SKELETON_BYTES, usually a few hundred bytes).
             let cut =
                 match split_long_strings(&message, LONG_STRING_BYTES, MAX_SKELETON_BYTES, tag()) {
                     Some(split) => Cut::Split(split),

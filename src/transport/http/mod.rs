@@ -68,9 +68,9 @@ pub const OWN_IDS_FROM: u64 = 1 << 52;
 /// large answers do, without the result being copied out of it. Such a message was only skimmed
 /// ([`jsonrpc::skim_answer`]: an answer, not an error, to one of our requests), or checked as JSON
 /// when the skim could not tell; the consumer's parse checks it. It keeps the room its buffer
-/// grew to (up to as much again, for SSE data and a body of unknown length) as long as strings
-/// made from it live in JS: shrinking it first cost ~5 ms for an 8 MiB SSE answer on Bun (the
-/// allocator's fresh pages; 850 → 2,200 page faults a call), measured.
+/// grew to (up to as much again, for SSE data and a body of unknown length or over 32 MiB) while
+/// strings made from it live in JS: shrinking it first cost ~5 ms for an 8 MiB SSE answer on Bun
+/// (the allocator's fresh pages; 850 → 2,200 page faults a call), measured.
 pub(super) enum Answer {
     Result(Option<Box<RawValue>>),
     Message(Bytes),
