@@ -28,15 +28,21 @@ pub enum SseItem {
 /// The longest start of a line that [`data_value_start`] needs: a byte-order mark and `data: `.
 const DATA_HEAD_MAX: usize = 3 + 6;
 
-/// Where the value of a `data:` line starts (after one space), once `line` — the start of a line,
-/// at most [`DATA_HEAD_MAX`] bytes — is long enough to tell; `None` when it is not a `data:` line
-/// or cannot tell yet. Before the stream's first line, a byte-order mark opens it.
-fn data_value_start(line: &[u8], started: bool) -> Option<usize> {
-    let field = if started {
+/// `line` without the byte-order mark that may open the stream (only its first line, before
+/// any line ended: `started` false).
+fn without_bom(line: &[u8], started: bool) -> &[u8] {
+    if started {
         line
     } else {
         line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
-    };
+    }
+}
+
+/// Where the value of a `data:` line starts (after one space), once `line` — the start of a line,
+/// at most [`DATA_HEAD_MAX`] bytes — is long enough to tell; `None` when it is not a `data:` line
+/// or cannot tell yet.
+fn data_value_start(line: &[u8], started: bool) -> Option<usize> {
+    let field = without_bom(line, started);
     if field.len() < 6 || !field.starts_with(b"data:") {
         return None;
     }
@@ -56,7 +62,8 @@ pub struct SseDecoder {
     line_seen: bool,
     /// The previous chunk ended with CR: an LF that starts the next one belongs to it.
     after_cr: bool,
-    /// The stream start has been seen (BOM handling).
+    /// A line of this stream has ended: a byte-order mark no longer opens it (set at each line
+    /// end, cleared by `finish` for a resumed stream).
     started: bool,
     /// The current line is a `data:` line whose value goes straight into `data` (its first
     /// bytes, up to the value, were in `line`): a large value is copied once, not twice.
@@ -202,7 +209,6 @@ impl SseDecoder {
             self.line.extend_from_slice(&part[..head]);
             part = &part[head..];
             if let Some(start) = data_value_start(&self.line, self.started) {
-                self.started = true;
                 self.in_event = true;
                 self.in_data = true;
                 if self.has_data {
@@ -228,12 +234,9 @@ impl SseDecoder {
     }
 
     /// A non-blank line (empty here only when it was discarded).
-    fn on_line(&mut self, mut line: &[u8]) {
-        if !self.started {
-            // A byte-order mark may open the stream; it is not part of the first field name.
-            self.started = true;
-            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        }
+    fn on_line(&mut self, line: &[u8]) {
+        // A byte-order mark may open the stream; it is not part of the first field name.
+        let line = without_bom(line, self.started);
         if self.discarding || line.is_empty() || line[0] == b':' {
             return; // comments do not open an event
         }
