@@ -87,10 +87,15 @@ impl Answer {
             Answer::Message(message) => match jsonrpc::reply_members(&message) {
                 Ok(Some((result, _))) => Ok(result.map(RawValue::to_owned)),
                 Ok(None) => Ok(None),
-                Err(e) => Err(Error::Parse(format!("Invalid JSON response: {e}"))),
+                Err(e) => Err(invalid_json(e)),
             },
         }
     }
+}
+
+/// A reply body that is not JSON.
+fn invalid_json(e: serde_json::Error) -> Error {
+    Error::Parse(format!("Invalid JSON response: {e}"))
 }
 
 /// How to reach the server.

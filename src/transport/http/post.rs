@@ -426,23 +426,26 @@ impl Inner {
         if whole && jsonrpc::skim_answer(&body).is_some() {
             return Ok(Answer::Message(Bytes::from(body)));
         }
-        // A body that does not parse as it came is read again as `fetch`'s `json()` decodes it
-        // (invalid UTF-8 as U+FFFD, a leading byte-order mark dropped), as it is when the skim
-        // lets it through to the consumer's parse; well-formed bodies pay nothing for it.
-        if jsonrpc::reply_members(&body).is_err()
-            && let Some(decoded) = decoded_as_text(&body)
-        {
-            body = decoded;
-        }
-        // As `JSON.parse` reads it: the last of duplicate keys, `"result": null` is null.
-        let result = match jsonrpc::reply_members(&body) {
-            Err(e) => return Err(Error::Parse(format!("Invalid JSON response: {e}"))),
+        // As `JSON.parse` reads it: the last of duplicate keys, `"result": null` is null. A body
+        // that does not parse as it came is read again as `fetch`'s `json()` decodes it (invalid
+        // UTF-8 as U+FFFD, a leading byte-order mark dropped), as it is when the skim lets it
+        // through to the consumer's parse; well-formed bodies are parsed once.
+        let mut decoded: Option<Vec<u8>> = None;
+        let members = match jsonrpc::reply_members(&body) {
+            Err(e) => {
+                decoded = decoded_as_text(&body);
+                decoded.as_deref().map_or(Err(e), jsonrpc::reply_members)
+            }
+            members => members,
+        };
+        let result = match members {
+            Err(e) => return Err(super::invalid_json(e)),
             Ok(Some((_, Some(err)))) if jsonrpc::is_truthy(err) => return Err(Error::rpc(err)),
             Ok(Some((result, _))) => result,
             Ok(None) => None, // valid JSON that is not an object: `result` is undefined
         };
         if whole && result.is_some() {
-            return Ok(Answer::Message(Bytes::from(body)));
+            return Ok(Answer::Message(Bytes::from(decoded.unwrap_or(body))));
         }
         Ok(Answer::Result(result.map(RawValue::to_owned)))
     }
