@@ -1,8 +1,10 @@
 // Focused stdio benchmark: 64 requests in flight, mcp-native vs a raw JSONL client in plain Node
 // (the floor), one client per process so that each gets a clean heap and CPU accounting.
 //
-//   node bench/stdio-inflight.mjs native|raw [in-flight, default 64; 1 = sequential]
+//   node bench/stdio-inflight.mjs native|client|raw [in-flight, default 64; 1 = sequential]
 //
+// native: the package's transport (`createStdioTransport` + `request`); client: the agent's call
+// path (`connectToServer` + `callTool`), what `npm run bench` measures; raw: the floor.
 // (A profiling aid beside `npm run bench`, bench/run.mjs.) The fixture runs in its benchmark mode
 // (--batch-writes). Prints calls/s and the CPU time per call of this process and of the server. Alternate
 // the two several times: on two cores the fixture server shares the machine with the client.
@@ -10,7 +12,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createStdioTransport } from 'mcp-native'
+import { callTool, connectToServer, createStdioTransport, disconnectServer } from 'mcp-native'
 import { inFlightRate, sequentialRate } from './rates.mjs'
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', '__test__', 'fixture', 'server.mjs')
@@ -67,6 +69,10 @@ if (process.argv[2] === 'raw') {
     })
   await measure('raw', call, child.pid)
   child.kill()
+} else if (process.argv[2] === 'client') {
+  const c = await connectToServer('bench', { command: process.execPath, args: [FIXTURE, '--batch-writes'] })
+  await measure('client', () => callTool(c, 'echo', { message: 'hi' }), c.transport.pid)
+  await disconnectServer(c)
 } else {
   const t = await createStdioTransport({ command: process.execPath, args: [FIXTURE, '--batch-writes'] })
   await measure('native', () => t.request('tools/call', { name: 'echo', arguments: { message: 'hi' } }), t.pid)

@@ -512,9 +512,160 @@ async fn requests_wait_out_a_reconnect_bounded_by_their_timeout() {
     assert_eq!(client.generation(), 2);
 }
 
+/// A request sent from a thread outside any tokio runtime (JavaScript's, in the package) while
+/// nothing else is in flight is written on that thread: it reaches the server while the crate's
+/// I/O thread is held busy. (The server is a bare loopback socket, to see what arrives when.)
+#[test]
+fn a_lone_request_from_outside_a_runtime_is_written_on_the_callers_thread() {
+    use mcp_native::transport::http::{HttpConfig, HttpTransport};
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let t = HttpTransport::new(
+        HttpConfig::new(url),
+        Arc::new(common::ChannelSink(tx, None)),
+    )
+    .unwrap();
+    t.connect();
+
+    // The first request opens the keep-alive connection.
+    let id1 = send_echo(&t);
+    let (mut conn, _) = listener.accept().unwrap();
+    conn.set_read_timeout(Some(WAIT)).unwrap();
+    let request = read_http_request(&mut conn).unwrap();
+    assert!(request.contains(&format!("\"id\":\"{id1}\"")), "{request}");
+    answer_http(&mut conn, id1);
+    assert_eq!(next_result(&mut rx, id1), json!({ "n": id1 }));
+
+    // The I/O thread held: the next request arrives all the same.
+    let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    mcp_native::runtime::runtime().spawn(async move {
+        held_tx.send(()).unwrap();
+        let _ = release_rx.recv_timeout(WAIT);
+    });
+    held_rx.recv_timeout(WAIT).unwrap();
+    let id2 = send_echo(&t);
+    conn.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    let request = read_http_request(&mut conn);
+    release_tx.send(()).unwrap();
+    let request = request.expect("the request was not written while the I/O thread was busy");
+    assert!(request.contains(&format!("\"id\":\"{id2}\"")), "{request}");
+    conn.set_read_timeout(Some(WAIT)).unwrap();
+    answer_http(&mut conn, id2);
+    assert_eq!(next_result(&mut rx, id2), json!({ "n": id2 }));
+    assert_eq!(t.stats().inflight, 0);
+    assert_eq!(t.stats().deadlines, 0);
+
+    // Closed while a request started on this thread waits for its answer: nothing is left.
+    let id3 = send_echo(&t);
+    assert!(
+        read_http_request(&mut conn)
+            .unwrap()
+            .contains(&format!("\"id\":\"{id3}\""))
+    );
+    assert!(t.close());
+    assert_eq!(t.stats().inflight, 0);
+}
+
+/// A request that fails before anything is sent (a configured header with CR/LF), from outside
+/// any runtime: its failure is reported, and nothing stays in flight.
+#[test]
+fn a_request_that_fails_on_the_callers_thread_is_reported() {
+    use mcp_native::transport::http::{HttpConfig, HttpTransport};
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut config = HttpConfig::new(format!("http://{}/mcp", listener.local_addr().unwrap()));
+    config.headers = vec![("X-Bad".into(), "a\r\nb".into())];
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let t = HttpTransport::new(config, Arc::new(common::ChannelSink(tx, None))).unwrap();
+    t.connect();
+    let id = send_echo(&t);
+    match next_event(&mut rx, id) {
+        Event::Failed { error, .. } => assert!(error.to_string().contains("X-Bad"), "{error}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+    assert_eq!(t.stats().inflight, 0);
+    t.close();
+}
+
 // --- helpers ------------------------------------------------------------------------------------
 
 fn start_http_fixture() -> (Child, String) {
     let (child, port) = common::spawn_with_port(&[HTTP_FIXTURE]);
     (child, format!("http://127.0.0.1:{port}"))
+}
+
+/// Sends `echo` with empty params; its id.
+fn send_echo(t: &mcp_native::transport::http::HttpTransport) -> u64 {
+    let id = t.next_id();
+    let request = OutgoingRequest::new(id, "\"echo\"", Some("{}"), 20_000);
+    t.send(vec![request]).unwrap();
+    id
+}
+
+/// One HTTP request as it arrives (head and `Content-Length` body), or the read's error.
+fn read_http_request(conn: &mut std::net::TcpStream) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap());
+            if got.len() >= end + 4 + len {
+                return Ok(String::from_utf8_lossy(&got).into_owned());
+            }
+        }
+        let n = conn.read(&mut buf)?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Answers request `id` with `{"n": id}` on a keep-alive connection.
+fn answer_http(conn: &mut std::net::TcpStream, id: u64) {
+    use std::io::Write;
+    let body = format!(r#"{{"jsonrpc":"2.0","id":"{id}","result":{{"n":{id}}}}}"#);
+    write!(
+        conn,
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+}
+
+/// The next event about request `id`, waiting at most [`WAIT`] (no runtime needed).
+fn next_event(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>, id: u64) -> Event {
+    let until = std::time::Instant::now() + WAIT;
+    loop {
+        match rx.try_recv() {
+            Ok(
+                e @ (Event::Response { id: got, .. }
+                | Event::RawAnswer { id: got, .. }
+                | Event::Failed { id: got, .. }),
+            ) if got == id => return e,
+            Ok(_) => {}
+            Err(_) if std::time::Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => panic!("no event for request {id}: {e}"),
+        }
+    }
+}
+
+/// The result of request `id` (see [`next_event`]).
+fn next_result(rx: &mut tokio::sync::mpsc::UnboundedReceiver<Event>, id: u64) -> Value {
+    match next_event(rx, id) {
+        Event::Response {
+            result: Some(raw), ..
+        } => serde_json::from_str(raw.get()).unwrap(),
+        other => panic!("expected a result, got {other:?}"),
+    }
 }

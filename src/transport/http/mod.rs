@@ -143,7 +143,8 @@ fn default_max() -> usize {
 /// A running exchange: its task, whether giving up on it tells the server, and where its outcome
 /// goes (taken when it finishes).
 struct Inflight {
-    handle: AbortHandle,
+    /// `None` while its first poll runs on the caller's thread (see `spawn_tracked`).
+    handle: Option<AbortHandle>,
     cancellable: bool,
     reply: Option<Reply>,
 }
@@ -263,10 +264,16 @@ impl HttpTransport {
         self.check_open()?;
         let inner = self.inner.clone();
         let frame = jsonrpc::notification_frame(method, params);
-        self.spawn_tracked(id, false, reply, async move {
-            let outcome = inner.clone().post_only(frame, timeout_ms).await;
-            inner.finish(id, outcome.map(|()| Answer::Result(None)));
-        });
+        self.spawn_tracked(
+            id,
+            false,
+            reply,
+            async move {
+                let outcome = inner.clone().post_only(frame, timeout_ms).await;
+                inner.finish(id, outcome.map(|()| Answer::Result(None)));
+            },
+            false,
+        );
         Ok(())
     }
 
@@ -288,23 +295,81 @@ impl HttpTransport {
         }
     }
 
+    /// Runs `fut` as exchange `id`'s task.
+    ///
+    /// With `here`, called from a thread outside any tokio runtime (JavaScript's), the task's
+    /// first poll runs on the caller's thread: the request is written at once, and the I/O
+    /// thread's wake-up to take over the reading overlaps the server's work instead of coming
+    /// before it: one wake-up fewer on the way of a sequential call. Measured, sequential echo
+    /// calls over HTTP against the fixture, the package ÷ the floor in one process (6 runs of 10
+    /// alternating rounds, medians): Bun ÷ `fetch` 0.96 → 1.07, Node ÷ `node:http` 1.14 → 1.24.
+    /// The first poll gets a no-op waker; the task then polls the
+    /// future again at its start, so no readiness the first poll waited for is lost (a
+    /// future's wake-ups go to the waker of its latest poll).
     fn spawn_tracked(
         &self,
         id: u64,
         cancellable: bool,
         reply: Reply,
         fut: impl std::future::Future<Output = ()> + Send + 'static,
+        here: bool,
     ) {
-        let mut inflight = lock(&self.inner.inflight);
-        let task = runtime::handle().spawn(fut);
-        inflight.insert(
+        let rt = match tokio::runtime::Handle::try_current() {
+            Ok(current) => Err(current),
+            Err(_) => Ok(runtime::runtime().clone()),
+        };
+        let rt = match rt {
+            Ok(own) if here => own,
+            Ok(rt) | Err(rt) => {
+                let mut inflight = lock(&self.inner.inflight);
+                let task = rt.spawn(fut);
+                inflight.insert(
+                    id,
+                    Inflight {
+                        handle: Some(task.abort_handle()),
+                        cancellable,
+                        reply: Some(reply),
+                    },
+                );
+                return;
+            }
+        };
+        lock(&self.inner.inflight).insert(
             id,
             Inflight {
-                handle: task.abort_handle(),
+                handle: None,
                 cancellable,
                 reply: Some(reply),
             },
         );
+        let mut fut = Box::pin(fut);
+        let first = {
+            let _entered = rt.enter();
+            fut.as_mut()
+                .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+        };
+        if first.is_ready() {
+            return; // it finished (and reported) on this thread
+        }
+        let task = rt.spawn(fut);
+        match lock(&self.inner.inflight).get_mut(&id) {
+            Some(entry) => entry.handle = Some(task.abort_handle()),
+            // Finished already, or the transport closed meanwhile (its entries were drained).
+            None => task.abort(),
+        }
+    }
+
+    /// Whether a request of `len` bytes starts on the caller's thread (see `spawn_tracked`):
+    /// when nothing else is in flight (a burst of requests is written by the I/O thread, which
+    /// keeps the caller's thread free), it goes through the lean client, and no auth hook is
+    /// set (whose steps may call back into the caller).
+    fn starts_here(&self, len: usize) -> bool {
+        let inner = &self.inner;
+        len <= h1::LEAN_MAX_BODY
+            && lock(&inner.inflight).is_empty()
+            && lock(&inner.auth_hook).is_none()
+            && lock(&inner.legacy).is_none()
+            && inner.lean().is_some()
     }
 
     /// Sends one request; its outcome goes where its reply says.
@@ -341,11 +406,18 @@ impl HttpTransport {
             headers: r.headers,
             whole_from,
         };
-        self.spawn_tracked(id, r.cancellable, r.reply, async move {
-            let _movable = movable;
-            let outcome = inner.clone().request(plan, frame, deadline).await;
-            inner.finish(id, outcome);
-        });
+        let here = self.starts_here(frame.len());
+        self.spawn_tracked(
+            id,
+            r.cancellable,
+            r.reply,
+            async move {
+                let _movable = movable;
+                let outcome = inner.clone().request(plan, frame, deadline).await;
+                inner.finish(id, outcome);
+            },
+            here,
+        );
     }
 }
 
@@ -400,7 +472,9 @@ impl Transport for HttpTransport {
     /// `notifications/cancelled`.
     fn cancel(&self, id: u64, reason: &str) {
         if let Some(task) = lock(&self.inner.inflight).remove(&id) {
-            task.handle.abort();
+            if let Some(handle) = task.handle {
+                handle.abort();
+            }
             if task.cancellable {
                 self.inner
                     .clone()
@@ -515,7 +589,9 @@ impl Inner {
         }
         self.stop_legacy();
         for (_, task) in lock(&self.inflight).drain() {
-            task.handle.abort();
+            if let Some(handle) = task.handle {
+                handle.abort();
+            }
             if let Some(Reply::Channel(tx)) = task.reply {
                 let _ = tx.send(Err(Error::closed()));
             }
