@@ -353,7 +353,8 @@ impl Drop for GiveUp {
     }
 }
 
-/// Where a transport delivers its events. Called from runtime threads; must not block.
+/// Where a transport delivers its events. Called from runtime threads, and from the caller's
+/// thread (an HTTP request that fails as it starts there, see `HttpTransport`); must not block.
 pub trait EventSink: Send + Sync + 'static {
     /// Delivers one event. Events of one transport are emitted in order.
     fn emit(&self, event: Event) {

@@ -343,13 +343,21 @@ impl HttpTransport {
             },
         );
         let mut fut = Box::pin(fut);
-        let first = {
+        // A panic stays here (as a task's would stay in its task), reported as the request's
+        // failure: it must not unwind into the caller (JavaScript's microtask).
+        let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let _entered = rt.enter();
             fut.as_mut()
                 .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-        };
-        if first.is_ready() {
-            return; // it finished (and reported) on this thread
+        }));
+        match first {
+            Ok(std::task::Poll::Pending) => {}
+            Ok(std::task::Poll::Ready(())) => return, // it finished (and reported) here
+            Err(_) => {
+                let message = "the request failed on the caller's thread (a panic)";
+                self.inner.finish(id, Err(Error::Internal(message.into())));
+                return;
+            }
         }
         let task = rt.spawn(fut);
         match lock(&self.inner.inflight).get_mut(&id) {
@@ -364,12 +372,15 @@ impl HttpTransport {
     /// keeps the caller's thread free), it goes through the lean client, and no auth hook is
     /// set (whose steps may call back into the caller).
     fn starts_here(&self, len: usize) -> bool {
+        if len > h1::LEAN_MAX_BODY || tokio::runtime::Handle::try_current().is_ok() {
+            return false;
+        }
+        // One lock at a time.
         let inner = &self.inner;
-        len <= h1::LEAN_MAX_BODY
-            && lock(&inner.inflight).is_empty()
-            && lock(&inner.auth_hook).is_none()
-            && lock(&inner.legacy).is_none()
-            && inner.lean().is_some()
+        let idle = lock(&inner.inflight).is_empty();
+        let no_hook = lock(&inner.auth_hook).is_none();
+        let not_legacy = lock(&inner.legacy).is_none();
+        idle && no_hook && not_legacy && inner.lean().is_some()
     }
 
     /// Sends one request; its outcome goes where its reply says.
