@@ -500,12 +500,8 @@ fn write_event(batch: &mut Delivery, event: Ready) {
                 None => out.push_str("null"),
             }
         }
-        // `ready` makes every raw answer a `Ready::Raw`; were one to come here, it goes whole.
-        Event::RawAnswer { id, message } => {
-            let _ = write!(out, "[14,{id},{}", batch.raws.len());
-            let ascii = message.is_ascii();
-            batch.raws.push(Raw::Bytes(message, ascii));
-        }
+        // `ready` makes every raw answer a `Ready::Raw`; were one to come here, it goes there.
+        raw @ Event::RawAnswer { .. } => return write_event(batch, ready(raw)),
         Event::CallerReads(again) => out.push_str(if again { "[16" } else { "[15" }),
     }
     out.push(']');

@@ -297,15 +297,16 @@ impl HttpTransport {
 
     /// Runs `fut` as exchange `id`'s task.
     ///
-    /// With `here`, called from a thread outside any tokio runtime (JavaScript's), the task's
-    /// first poll runs on the caller's thread: the request is written at once, and the I/O
-    /// thread's wake-up to take over the reading overlaps the server's work instead of coming
-    /// before it: one wake-up fewer on the way of a sequential call. Measured, sequential echo
-    /// calls over HTTP against the fixture, the package ÷ the floor in one process (6 runs of 10
-    /// alternating rounds, medians): Bun ÷ `fetch` 0.96 → 1.07, Node ÷ `node:http` 1.14 → 1.24.
-    /// The first poll gets a no-op waker; the task then polls the
-    /// future again at its start, so no readiness the first poll waited for is lost (a
-    /// future's wake-ups go to the waker of its latest poll).
+    /// With `here` (given by [`HttpTransport::starts_here`], only outside any tokio runtime:
+    /// JavaScript's thread), the task's first poll runs on the caller's thread: the request is
+    /// written at once, and the I/O thread's wake-up to take over the reading overlaps the
+    /// server's work instead of coming before it: one wake-up fewer on the way of a sequential
+    /// call. Measured, sequential echo calls over HTTP against the fixture, the package ÷ the
+    /// floor in one process (medians of 10 alternating rounds, median of the runs): Bun ÷
+    /// `fetch` 0.96 → 1.07 (6 runs), Node ÷ `node:http` 1.14 → 1.24 (3 runs). The first poll
+    /// gets a no-op waker; the task then polls the future again at its start, so no readiness
+    /// the first poll waited for is lost (a future's wake-ups go to the waker of its latest
+    /// poll).
     fn spawn_tracked(
         &self,
         id: u64,
@@ -314,26 +315,20 @@ impl HttpTransport {
         fut: impl std::future::Future<Output = ()> + Send + 'static,
         here: bool,
     ) {
-        let rt = match tokio::runtime::Handle::try_current() {
-            Ok(current) => Err(current),
-            Err(_) => Ok(runtime::runtime().clone()),
-        };
-        let rt = match rt {
-            Ok(own) if here => own,
-            Ok(rt) | Err(rt) => {
-                let mut inflight = lock(&self.inner.inflight);
-                let task = rt.spawn(fut);
-                inflight.insert(
-                    id,
-                    Inflight {
-                        handle: Some(task.abort_handle()),
-                        cancellable,
-                        reply: Some(reply),
-                    },
-                );
-                return;
-            }
-        };
+        if !here {
+            let mut inflight = lock(&self.inner.inflight);
+            let task = runtime::handle().spawn(fut);
+            inflight.insert(
+                id,
+                Inflight {
+                    handle: Some(task.abort_handle()),
+                    cancellable,
+                    reply: Some(reply),
+                },
+            );
+            return;
+        }
+        let rt = runtime::runtime();
         lock(&self.inner.inflight).insert(
             id,
             Inflight {
