@@ -671,3 +671,47 @@ impl Inner {
         *lock(&self.era)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::ChannelSink;
+
+    fn transport() -> (HttpTransport, crate::transport::EventStream) {
+        let (sink, events) = ChannelSink::new();
+        let config = HttpConfig::new("http://127.0.0.1:9/mcp");
+        (HttpTransport::new(config, sink).unwrap(), events)
+    }
+
+    /// A panic in an exchange's first poll, run on the caller's thread (JavaScript's, outside any
+    /// runtime), stays there: the request fails with an internal error, nothing is left in
+    /// flight, and no task is spawned for it.
+    #[test]
+    fn a_panic_in_the_first_poll_fails_the_request_instead_of_unwinding() {
+        let (t, _events) = transport();
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        t.spawn_tracked(7, false, Reply::Channel(tx), async { panic!("boom") }, true);
+        match rx.try_recv() {
+            Ok(Err(Error::Internal(message))) => assert!(message.contains("panic"), "{message}"),
+            other => panic!("expected an internal error, got {other:?}"),
+        }
+        assert!(lock(&t.inner.inflight).is_empty());
+    }
+
+    /// The same through the sink: the failure is reported as the request's event.
+    #[test]
+    fn a_panic_in_the_first_poll_is_reported_to_the_sink() {
+        use futures::{FutureExt, StreamExt};
+        let (t, mut events) = transport();
+        t.spawn_tracked(8, false, Reply::Event, async { panic!("boom") }, true);
+        // Emitted before spawn_tracked returned: the event is already in the stream.
+        match events.next().now_or_never() {
+            Some(Some(Event::Failed {
+                id: 8,
+                error: Error::Internal(_),
+            })) => {}
+            other => panic!("expected the request's failure, got {other:?}"),
+        }
+        assert!(lock(&t.inner.inflight).is_empty());
+    }
+}
