@@ -108,10 +108,18 @@ async function runOnce(run) {
 const get = (r, w, c, k = 'value') => r?.[w]?.[c]?.[k] ?? Number.NaN
 function ratios(r, rt) {
   const rows = []
-  const add = (group, label, value, cmp, target, speed) => rows.push({ runtime: rt, group, label, value, cmp, target, speed })
+  // `x`: a number, or a comparison of the package with client `c` on workload `w` (see `vs`).
+  const add = (group, label, x, cmp, target, speed) =>
+    rows.push({ runtime: rt, group, label, value: typeof x === 'number' ? x : x.value, cmp, target, speed, pair: x.pair })
   const node = rt === 'node'
-  const rate = (w, c) => get(r, w, 'package') / get(r, w, c)
-  const time = (w, c) => get(r, w, 'package') / get(r, w, c)
+  // The package's value ÷ client c's (a rate ratio, or a time ratio), or its inverse; `pair` lets
+  // the same ratio be taken round by round (see `paired`).
+  const vs = (w, c, inverse = false) => {
+    const v = get(r, w, 'package') / get(r, w, c)
+    return { value: inverse ? 1 / v : v, pair: { workload: w, client: c, inverse } }
+  }
+  const rate = vs
+  const time = vs
   add('stdio', 'sequential ÷ floor', rate('sequential', 'floor'), '≥', 1.0, true)
   add('stdio', '64 in flight ÷ floor', rate('inflight64', 'floor'), '≥', node ? 1.3 : 1.0, true)
   if (node) {
@@ -121,7 +129,7 @@ function ratios(r, rt) {
   for (const mib of [1, 8, 32]) {
     const w = `${mib}MiB`
     add('large', `${mib} MiB time ÷ floor`, time(w, 'floor'), '≤', 1.0, 'time')
-    if (node) add('large', `${mib} MiB SDK time ÷ package time`, 1 / time(w, 'sdk'), '≥', 2.5)
+    if (node) add('large', `${mib} MiB SDK time ÷ package time`, vs(w, 'sdk', true), '≥', 2.5)
     add('large', `${mib} MiB block ÷ bare JSON.parse block`, get(r, w, 'package', 'block') / get(r, w, 'bareParse', 'block'), '≤', 1.2)
   }
   add('large', '32 MiB time ÷ 8 MiB time', get(r, '32MiB', 'package') / get(r, '8MiB', 'package'), '≤', 4.5)
@@ -136,7 +144,7 @@ function ratios(r, rt) {
     add('http', 'SSE 32 in flight ÷ SDK', rate('sse32', 'sdk'), '≥', 2.0)
   }
   add('list', 'connect + 200-tool list time ÷ floor', time('connectList200', 'floor'), '', null, 'time')
-  if (node) add('list', 'connect + 200-tool list: SDK time ÷ package time', 1 / time('connectList200', 'sdk'), '', null)
+  if (node) add('list', 'connect + 200-tool list: SDK time ÷ package time', vs('connectList200', 'sdk', true), '', null)
   add(
     'memory',
     `RSS growth over ${get(r, 'rss_package', 'package', 'calls').toLocaleString('en').replace('NaN', 'the')} calls, MB`,
@@ -245,11 +253,53 @@ for (const rt of RUNTIMES) {
   console.table(mem)
 }
 
+// Round by round: in each round the package's value ÷ the other client's in the same round
+// (the clients alternate, so the two met much the same machine), every run's rounds pooled; their
+// median and a 90% interval for it from the order statistics, which assumes no distribution:
+// [x(k), x(n+1-k)], k the largest with P(Binomial(n, ½) < k) ≤ 5%. Where the target lies inside
+// the interval, these rounds cannot tell met from missed ("within noise").
+function paired(rt, pair) {
+  const xs = []
+  for (const m of runs) {
+    const a = m[rt]?.[pair.workload]?.package?.values ?? []
+    const b = m[rt]?.[pair.workload]?.[pair.client]?.values ?? []
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      // A client that could not do the workload (the SDK at 32 MiB) has no value to pair.
+      if (!(a[i] > 0 && b[i] > 0)) continue
+      xs.push(pair.inverse ? b[i] / a[i] : a[i] / b[i])
+    }
+  }
+  const s = xs.sort((p, q) => p - q)
+  const n = s.length
+  let k = 0
+  let below = 0
+  let term = 1 / 2 ** n // P(B = k)
+  while (k < n && below + term <= 0.05) {
+    below += term
+    term = (term * (n - k)) / (k + 1)
+    k++
+  }
+  return { median: median(s), n, low: k ? s[k - 1] : Number.NaN, high: k ? s[n - k] : Number.NaN }
+}
+function reading(row) {
+  const p = row.paired
+  if (!p || row.target === null || !Number.isFinite(p.low)) return ''
+  const ok = (x) => (row.cmp === '≥' ? x >= row.target : row.cmp === '≤' ? x <= row.target : x < row.target)
+  if (ok(p.low) && ok(p.high)) return 'met'
+  if (!ok(p.low) && !ok(p.high)) return 'missed'
+  return 'within noise'
+}
+
 const rowsByRun = runs.map((r) => RUNTIMES.flatMap((rt) => ratios(r[rt], rt)))
 const rows = rowsByRun[0].map((row, i) => {
   const values = rowsByRun.map((rs) => rs[i].value)
-  const out = { ...row, value: median(values), values }
+  const { pair, ...rest } = row
+  const out = { ...rest, value: median(values), values }
   out.met = met(out)
+  if (pair) {
+    out.paired = paired(row.runtime, pair)
+    out.reading = reading(out)
+  }
   return out
 })
 console.log(`\nRatios${RUNS > 1 ? `: median of ${RUNS} runs, then every run` : ''} (${QUICK ? 'quick mode' : 'full mode'})`)
@@ -261,7 +311,13 @@ console.table(
     ...(RUNS > 1 ? { runs: r.values.map((v) => fmt(v)).join(' ') } : {}),
     target: r.target === null ? '' : `${r.cmp} ${r.target}`,
     '': r.met,
+    'paired rounds (90%)': r.paired?.n ? `${fmt(r.paired.median)} (${fmt(r.paired.low)}–${fmt(r.paired.high)})` : '',
+    reading: r.reading ?? '',
   })),
+)
+console.log(
+  '"paired rounds": each round\'s package value ÷ the other client\'s in the same round, all runs pooled: their median and a ' +
+    '90% interval for it (order statistics). "within noise": the target lies inside that interval.',
 )
 const stdioCap = last.node?.serverCapacity?.pipe?.value
 if (stdioCap)
