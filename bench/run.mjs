@@ -118,32 +118,30 @@ function ratios(r, rt) {
     const v = get(r, w, 'package') / get(r, w, c)
     return { value: inverse ? 1 / v : v, pair: { workload: w, client: c, inverse } }
   }
-  const rate = vs
-  const time = vs
-  add('stdio', 'sequential ÷ floor', rate('sequential', 'floor'), '≥', 1.0, true)
-  add('stdio', '64 in flight ÷ floor', rate('inflight64', 'floor'), '≥', node ? 1.3 : 1.0, true)
+  add('stdio', 'sequential ÷ floor', vs('sequential', 'floor'), '≥', 1.0, true)
+  add('stdio', '64 in flight ÷ floor', vs('inflight64', 'floor'), '≥', node ? 1.3 : 1.0, true)
   if (node) {
-    add('stdio', 'sequential ÷ SDK', rate('sequential', 'sdk'), '≥', 1.5)
-    add('stdio', '64 in flight ÷ SDK', rate('inflight64', 'sdk'), '≥', 2.0)
+    add('stdio', 'sequential ÷ SDK', vs('sequential', 'sdk'), '≥', 1.5)
+    add('stdio', '64 in flight ÷ SDK', vs('inflight64', 'sdk'), '≥', 2.0)
   }
   for (const mib of [1, 8, 32]) {
     const w = `${mib}MiB`
-    add('large', `${mib} MiB time ÷ floor`, time(w, 'floor'), '≤', 1.0, 'time')
+    add('large', `${mib} MiB time ÷ floor`, vs(w, 'floor'), '≤', 1.0, 'time')
     if (node) add('large', `${mib} MiB SDK time ÷ package time`, vs(w, 'sdk', true), '≥', 2.5)
     add('large', `${mib} MiB block ÷ bare JSON.parse block`, get(r, w, 'package', 'block') / get(r, w, 'bareParse', 'block'), '≤', 1.2)
   }
   add('large', '32 MiB time ÷ 8 MiB time', get(r, '32MiB', 'package') / get(r, '8MiB', 'package'), '≤', 4.5)
-  add('http', 'JSON sequential ÷ floor', rate('jsonSequential', 'floor'), '≥', 1.0, true)
-  add('http', 'SSE sequential ÷ floor', rate('sseSequential', 'floor'), '≥', 1.0, true)
-  add('http', 'JSON 32 in flight ÷ floor', rate('json32', 'floor'), node ? '' : '≥', node ? null : 1.0, true)
-  add('http', 'SSE 32 in flight ÷ floor', rate('sse32', 'floor'), node ? '' : '≥', node ? null : 1.0, true)
+  add('http', 'JSON sequential ÷ floor', vs('jsonSequential', 'floor'), '≥', 1.0, true)
+  add('http', 'SSE sequential ÷ floor', vs('sseSequential', 'floor'), '≥', 1.0, true)
+  add('http', 'JSON 32 in flight ÷ floor', vs('json32', 'floor'), node ? '' : '≥', node ? null : 1.0, true)
+  add('http', 'SSE 32 in flight ÷ floor', vs('sse32', 'floor'), node ? '' : '≥', node ? null : 1.0, true)
   if (node) {
-    add('http', 'JSON sequential ÷ SDK', rate('jsonSequential', 'sdk'), '', null)
-    add('http', 'JSON 32 in flight ÷ SDK', rate('json32', 'sdk'), '≥', 3.0)
-    add('http', 'SSE sequential ÷ SDK', rate('sseSequential', 'sdk'), '≥', 2.0)
-    add('http', 'SSE 32 in flight ÷ SDK', rate('sse32', 'sdk'), '≥', 2.0)
+    add('http', 'JSON sequential ÷ SDK', vs('jsonSequential', 'sdk'), '', null)
+    add('http', 'JSON 32 in flight ÷ SDK', vs('json32', 'sdk'), '≥', 3.0)
+    add('http', 'SSE sequential ÷ SDK', vs('sseSequential', 'sdk'), '≥', 2.0)
+    add('http', 'SSE 32 in flight ÷ SDK', vs('sse32', 'sdk'), '≥', 2.0)
   }
-  add('list', 'connect + 200-tool list time ÷ floor', time('connectList200', 'floor'), '', null, 'time')
+  add('list', 'connect + 200-tool list time ÷ floor', vs('connectList200', 'floor'), '', null, 'time')
   if (node) add('list', 'connect + 200-tool list: SDK time ÷ package time', vs('connectList200', 'sdk', true), '', null)
   add(
     'memory',
