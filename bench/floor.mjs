@@ -154,6 +154,95 @@ class BunStdioFloor {
   }
 }
 
+/**
+ * The ceiling: not a client a user could have, but the bound on what any client can reach against
+ * the same server on this runtime's own process I/O (child_process / Bun.spawn, as the floor).
+ * It does no work per call: its requests are bytes made once (an echo call, always id 1: the
+ * server does the same work for any id), a tick's requests go out in one write, and an answer is
+ * a newline counted, never decoded or parsed, settling the oldest waiting call. Its callTool
+ * resolves with nothing. What it reaches, beside the floor and the SDK in the same rounds, says
+ * which ratios the machine leaves room for (bench/run.mjs: the "ceiling" rows).
+ */
+class StdioCeiling {
+  static async start(command, args) {
+    const c = new StdioCeiling()
+    c.waiting = []
+    c.head = 0
+    c.queued = 0
+    const one = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'm0' } } })}\n`
+    /** @type {Buffer[]} n requests at index n, made on first use */
+    c.batches = []
+    c.batch = (n) => (c.batches[n] ??= Buffer.from(one.repeat(n)))
+    c.flush = () => {
+      const n = c.queued
+      c.queued = 0
+      c.write(c.batch(n))
+    }
+    const onChunk = (chunk) => {
+      let i = chunk.indexOf(10)
+      while (i !== -1) {
+        const w = c.waiting[c.head]
+        c.waiting[c.head++] = undefined
+        if (c.head === c.waiting.length) {
+          c.waiting.length = 0
+          c.head = 0
+        }
+        w?.()
+        i = chunk.indexOf(10, i + 1)
+      }
+    }
+    if (IS_BUN) {
+      c.proc = globalThis.Bun.spawn([command, ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+      c.pid = c.proc.pid
+      c.write = (bytes) => {
+        c.proc.stdin.write(bytes)
+        c.proc.stdin.flush()
+      }
+      c.reading = (async () => {
+        const reader = c.proc.stdout.getReader()
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) break
+          onChunk(value)
+        }
+      })()
+      c.exited = c.proc.exited
+      c.end = () => c.proc.stdin.end()
+      c.kill = () => c.proc.kill(9)
+    } else {
+      c.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] })
+      c.pid = c.child.pid
+      c.write = (bytes) => c.child.stdin.write(bytes)
+      c.child.stdout.on('data', onChunk)
+      c.exited = new Promise((resolve) => c.child.once('exit', resolve))
+      c.reading = Promise.resolve()
+      c.end = () => c.child.stdin.end()
+      c.kill = () => c.child.kill('SIGKILL')
+    }
+    // the handshake, as every client makes it (its answer is the first line counted)
+    await new Promise((resolve) => {
+      c.waiting.push(resolve)
+      c.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT })}\n`)
+    })
+    c.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+    return c
+  }
+  /** One echo call; resolves (with nothing) when an answer's newline arrives. */
+  callTool() {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve)
+      if (this.queued++ === 0) queueMicrotask(this.flush)
+    })
+  }
+  async close() {
+    this.end()
+    const t = setTimeout(() => this.kill(), 2000)
+    await this.exited
+    await this.reading
+    clearTimeout(t)
+  }
+}
+
 /** The JSON-RPC message answering `id` in a reply body of type `contentType`. */
 function answerIn(contentType, text, id) {
   if (!contentType.includes('text/event-stream')) return JSON.parse(text)
@@ -257,4 +346,6 @@ class FetchFloor extends HttpFloor {
 /** The stdio floor of this runtime, connected (initialize + initialized done). */
 export const startStdioFloor = (command, args) => (IS_BUN ? BunStdioFloor : NodeStdioFloor).start(command, args)
 /** The HTTP floor of this runtime, connected. */
+/** The ceiling (see StdioCeiling): the bound on any client, not a client. */
+export const startStdioCeiling = (command, args) => StdioCeiling.start(command, args)
 export const startHttpFloor = (url) => HttpFloor.start(url)
