@@ -378,6 +378,23 @@ describe('deadlines and cancellation', () => {
     expect((await requestsSeen(t)).some((r) => r.params?.marker === 'same-tick')).toBe(false)
   })
 
+  it('a request made while the server holds another is written at once, not at the end of the tick', async () => {
+    const t = await connect()
+    const held = t.request('no-reply', {}) // written at the end of this tick: nothing else was in flight
+    held.catch(() => {})
+    await new Promise((r) => setTimeout(r, 50))
+    const early = t.request('echo', { marker: 'early' })
+    // the JS thread stays busy for 500 ms: a request left for the end of the tick waits until then
+    const busyUntil = Date.now() + 500
+    while (Date.now() < busyUntil) {}
+    const tickEnd = Date.now()
+    expect(await early).toEqual({ marker: 'early' })
+    const seen = await requestsSeen(t)
+    const id = seen.find((r) => r.params?.marker === 'early').id
+    const { arrivals } = await t.request('arrivals')
+    expect(arrivals.find((a) => a.id === id).at).toBeLessThan(tickEnd)
+  })
+
   it('leaves no abort listener on a long-lived signal after 10,000 requests', async () => {
     const t = await connect()
     const ac = new AbortController()
