@@ -378,8 +378,34 @@ describe('deadlines and cancellation', () => {
     expect((await requestsSeen(t)).some((r) => r.params?.marker === 'same-tick')).toBe(false)
   })
 
-  it('a request made while the server holds another is written at once, not at the end of the tick', async () => {
+  it('aborted in the tick they were made with nothing in flight, two requests are never written; with one in flight, a third is, and is cancelled', async () => {
     const t = await connect()
+    const ac1 = new AbortController()
+    const ac2 = new AbortController()
+    const a = t.request('echo', { marker: 'tick-a' }, { signal: ac1.signal })
+    ac1.abort()
+    const b = t.request('echo', { marker: 'tick-b' }, { signal: ac2.signal })
+    ac2.abort()
+    await expect(a).rejects.toBe(ac1.signal.reason)
+    await expect(b).rejects.toBe(ac2.signal.reason)
+    const held = t.request('no-reply', {})
+    held.catch(() => {})
+    await new Promise((r) => setTimeout(r, 50))
+    const ac3 = new AbortController()
+    const c = t.request('echo', { marker: 'tick-c' }, { signal: ac3.signal })
+    ac3.abort()
+    await expect(c).rejects.toBe(ac3.signal.reason)
+    const seen = await requestsSeen(t)
+    expect(seen.some((r) => r.params?.marker === 'tick-a' || r.params?.marker === 'tick-b')).toBe(false)
+    const idC = seen.find((r) => r.params?.marker === 'tick-c').id
+    const cancelled = await waitFor(async () =>
+      (await notificationsSeen(t)).find((n) => n.method === 'notifications/cancelled' && n.params.requestId === idC),
+    )
+    expect(cancelled.params.reason).toBe(ac3.signal.reason.message)
+  })
+
+  it('a request made while the server holds another is written at once, not at the end of the tick', async () => {
+    const t = await connect(['--arrivals'])
     const held = t.request('no-reply', {}) // written at the end of this tick: nothing else was in flight
     held.catch(() => {})
     await new Promise((r) => setTimeout(r, 50))

@@ -268,7 +268,7 @@ for (const rt of RUNTIMES) {
 function paired(rt, pair) {
   const xs = []
   for (const m of runs) {
-    const a = m[rt]?.[pair.workload]?.[pair.who]?.values ?? []
+    const a = m[rt]?.[pair.workload]?.[pair.who ?? 'package']?.values ?? []
     const b = m[rt]?.[pair.workload]?.[pair.client]?.values ?? []
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
       // A client that could not do the workload (the SDK at 32 MiB) has no value to pair.
@@ -297,14 +297,15 @@ function reading(row, pair) {
   if (!p || row.target === null || !Number.isFinite(p.low)) return ''
   const ok = (x) => (row.cmp === '≥' ? x >= row.target : row.cmp === '≤' ? x <= row.target : x < row.target)
   if (ok(p.low) && ok(p.high)) return 'met'
-  if (beyondCeiling(row, pair)) return 'beyond the ceiling'
-  if (!ok(p.low) && !ok(p.high)) return 'missed'
+  if (!ok(p.low) && !ok(p.high)) return beyondCeiling(row, pair) ? 'beyond the ceiling' : 'missed'
   return 'within noise'
 }
 
-// A rate target ("≥ t × client c") that the ceiling itself, paired with c in the same rounds,
-// stays below in the whole 90% interval: no client reaches it on this machine against this
-// server, whatever it does, so the miss says nothing about the package.
+// A missed rate target ("≥ t × client c") that the ceiling itself, paired with c in the same
+// rounds, stays below in the whole 90% interval: no client of the ceiling's kind (an event-loop
+// client on the runtime's own process I/O, doing nothing per call) reaches it on this machine
+// against this server, so the miss says little about the package. Not a strict bound: the
+// ceiling meets the same wake-ups as everyone, and single rounds of other clients can beat it.
 function beyondCeiling(row, pair) {
   if (row.cmp !== '≥' || pair.who !== 'package' || pair.inverse) return false
   const c = paired(row.runtime, { ...pair, who: 'ceiling' })
@@ -339,8 +340,8 @@ console.table(
 console.log(
   '"paired rounds": each round\'s value of the package (or the ceiling) ÷ the other client\'s in the same round, all runs pooled: their median and a ' +
     '90% interval for it (order statistics). "within noise": the target lies inside that interval. "ceiling": a client ' +
-    'that does no work per call (bench/floor.mjs), measured in the same rounds; "beyond the ceiling": its own interval ' +
-    'lies below the target, so no client reaches that target here.',
+    'that does no work per call (bench/floor.mjs), measured in the same rounds; "beyond the ceiling": missed, and the ' +
+    "ceiling's own interval lies below the target too, so no client of its kind reaches that target here.",
 )
 const stdioCap = last.node?.serverCapacity?.pipe?.value
 if (stdioCap)

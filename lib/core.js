@@ -34,7 +34,8 @@ const CLOSED_EVENT_WAIT_MS = 15000
 // Bun: 4 in flight 1.08 / 1.04, 8 in flight 1.15 / 1.13, 16 in flight 1.32 / 1.18, 32 in flight
 // 1.16 / 1.01; 1, 2 and 64 in flight 0.98–1.03 (the floor clients were ahead at 4 to 16 before).
 // With nothing in flight a lone request still waits for the end of its tick (or a second one),
-// so that one aborted in the tick it was made is never written.
+// so that one aborted in the tick it was made is never written; with others in flight it may
+// already be written, and one aborted then is cancelled at the server like any other.
 const FLUSH_AT = 8 * 4
 
 /** @typedef {import('../native.js').NativeStdio} NativeStdio */
@@ -597,6 +598,10 @@ class NativeTransport {
     this._flush = () => this._flushNow()
     /** Whether requests are written by the server's backlog too (stdio), see FLUSH_AT. */
     this._groupByBacklog = false
+    /** Requests in `_queue` still pending (not aborted there), and (stdio) written ones not yet
+     * settled: what `_serverWantsMore` weighs. */
+    this._queuedLive = 0
+    this._written = 0
     this._held = false
     this._releaseQueued = false
     this._releaseIfIdle = () => this._letGo()
@@ -687,6 +692,7 @@ class NativeTransport {
     }
     // Requests made in the same tick go to Rust together: one call, one write.
     this._queue.push(id, deadline, JSON.stringify(String(method)), body)
+    this._queuedLive++
     if (!this._flushQueued) {
       this._flushQueued = true
       queueMicrotask(this._flush)
@@ -705,9 +711,8 @@ class NativeTransport {
    * as the requests the server holds, at least 1; with none there, once they are 2.
    */
   _serverWantsMore() {
-    const queued = this._queue.length >> 2
-    const open = this._pending.size - queued
-    return queued >= (open > 0 ? Math.max(1, open >> 1) : 2)
+    const open = this._written
+    return this._queuedLive >= (open > 0 ? Math.max(1, open >> 1) : 2)
   }
 
   /**
@@ -736,7 +741,8 @@ class NativeTransport {
       const entry = this._settle(id)
       if (!entry) continue
       // Still queued: it is simply never sent. Sent: Rust tells the server.
-      if (!entry.queued) this._native.cancel(id, reasonText(reason))
+      if (entry.queued) this._queuedLive--
+      else this._native.cancel(id, reasonText(reason))
       entry.reject(reason)
     }
   }
@@ -746,6 +752,7 @@ class NativeTransport {
     const q = this._queue
     if (q.length === 0) return
     this._queue = []
+    this._queuedLive = 0
     let batch = ''
     const sent = []
     for (let i = 0; i < q.length; i += 4) {
@@ -756,6 +763,7 @@ class NativeTransport {
       sent.push(id)
       batch += `${id} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
     }
+    if (this._groupByBacklog) this._written += sent.length
     if (batch !== '' && !this._native.sendRequests(batch)) {
       // The connection just ended; its `closed` event rejects the rest with the details.
       for (const id of sent) {
@@ -774,6 +782,8 @@ class NativeTransport {
     const entry = this._pending.get(id)
     if (!entry) return undefined
     this._pending.delete(id)
+    // (HTTP's listener and notification slots were never written as requests: not counted.)
+    if (!entry.queued && this._groupByBacklog) this._written--
     if (entry.signal) this._unwatch(entry.signal, id)
     if (!entry.unheld) this._release()
     return entry
@@ -788,6 +798,7 @@ class NativeTransport {
     }
     this._connected = false
     this._queue = []
+    this._queuedLive = 0
     this._rejectAll(transportClosed())
     this._hold()
     this._closing = new Promise((resolve) => {
