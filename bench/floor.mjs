@@ -155,8 +155,9 @@ class BunStdioFloor {
 }
 
 /**
- * The ceiling: not a client a user could have, but the bound on what any client can reach against
- * the same server on this runtime's own process I/O (child_process / Bun.spawn, as the floor).
+ * The ceiling: not a client a user could have, but a bound on what a client of its kind (an
+ * event-loop client on this runtime's own process I/O: child_process / Bun.spawn, as the floor)
+ * can reach against the same server; not a strict one (it meets the same wake-ups as everyone).
  * It does no work per call: its requests are bytes made once (an echo call, always id 1: the
  * server does the same work for any id), a tick's requests go out in one write, and an answer is
  * a newline counted, never decoded or parsed, settling the oldest waiting call. Its callTool
@@ -345,7 +346,7 @@ class FetchFloor extends HttpFloor {
 
 /** The stdio floor of this runtime, connected (initialize + initialized done). */
 export const startStdioFloor = (command, args) => (IS_BUN ? BunStdioFloor : NodeStdioFloor).start(command, args)
-/** The HTTP floor of this runtime, connected. */
-/** The ceiling (see StdioCeiling): the bound on any client, not a client. */
+/** The ceiling (see StdioCeiling): a bound on clients of its kind, not a client. */
 export const startStdioCeiling = (command, args) => StdioCeiling.start(command, args)
+/** The HTTP floor of this runtime, connected. */
 export const startHttpFloor = (url) => HttpFloor.start(url)

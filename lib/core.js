@@ -598,10 +598,8 @@ class NativeTransport {
     this._flush = () => this._flushNow()
     /** Whether requests are written by the server's backlog too (stdio), see FLUSH_AT. */
     this._groupByBacklog = false
-    /** Requests in `_queue` still pending (not aborted there), and (stdio) written ones not yet
-     * settled: what `_serverWantsMore` weighs. */
+    /** Requests in `_queue` still pending (not aborted there); the rest of `_pending` is written. */
     this._queuedLive = 0
-    this._written = 0
     this._held = false
     this._releaseQueued = false
     this._releaseIfIdle = () => this._letGo()
@@ -711,7 +709,8 @@ class NativeTransport {
    * as the requests the server holds, at least 1; with none there, once they are 2.
    */
   _serverWantsMore() {
-    const open = this._written
+    // Over stdio `_pending` holds requests only: those not queued are written and unanswered.
+    const open = this._pending.size - this._queuedLive
     return this._queuedLive >= (open > 0 ? Math.max(1, open >> 1) : 2)
   }
 
@@ -763,7 +762,6 @@ class NativeTransport {
       sent.push(id)
       batch += `${id} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
     }
-    if (this._groupByBacklog) this._written += sent.length
     if (batch !== '' && !this._native.sendRequests(batch)) {
       // The connection just ended; its `closed` event rejects the rest with the details.
       for (const id of sent) {
@@ -782,8 +780,6 @@ class NativeTransport {
     const entry = this._pending.get(id)
     if (!entry) return undefined
     this._pending.delete(id)
-    // (HTTP's listener and notification slots were never written as requests: not counted.)
-    if (!entry.queued && this._groupByBacklog) this._written--
     if (entry.signal) this._unwatch(entry.signal, id)
     if (!entry.unheld) this._release()
     return entry
