@@ -168,13 +168,25 @@ fn external_utf16() -> Option<ExternalString<u16>> {
     host_maker(&FOUND, c"node_api_create_external_string_utf16")
 }
 
-/// Drops what an external string was made over (the engine is done with it).
+/// What an external string is made over, and the bytes of it the engine was told of.
+struct Owned<T> {
+    owner: T,
+    reported: i64,
+}
+
+/// Drops what an external string was made over (the engine is done with it), and takes its
+/// bytes back from the engine's count of memory held outside its heap.
 unsafe extern "C" fn drop_owner<T>(
-    _env: sys::napi_env,
+    env: sys::napi_env,
     _data: *mut std::ffi::c_void,
     hint: *mut std::ffi::c_void,
 ) {
-    drop(unsafe { Box::from_raw(hint.cast::<T>()) });
+    let owned = unsafe { Box::from_raw(hint.cast::<Owned<T>>()) };
+    if owned.reported != 0 {
+        let mut total = 0;
+        // SAFETY: a basic finalizer may adjust the count (js_native_api.h: node_api_basic_env).
+        unsafe { sys::napi_adjust_external_memory(env, -owned.reported, &mut total) };
+    }
 }
 
 /// An external string over the `len` characters at `chars`, which `owner` holds (heap data,
@@ -193,7 +205,7 @@ unsafe fn external<T, C>(
     let Some(create) = create else {
         return Err(owner);
     };
-    let hint = Box::into_raw(Box::new(owner));
+    let hint = Box::into_raw(Box::new(Owned { owner, reported: 0 }));
     let (mut out, mut copied) = (std::ptr::null_mut(), false);
     // SAFETY: the characters stay alive and unchanged until `drop_owner::<T>` frees their owner
     // (the engine calls it when done with the string, or at once when it copied them).
@@ -209,10 +221,20 @@ unsafe fn external<T, C>(
         )
     };
     if status == sys::Status::napi_ok {
+        if !copied {
+            // The engine holds these bytes until it collects the string: told of them, it
+            // counts them when it decides to collect (else a host that makes little garbage of
+            // its own keeps every large answer it ever had). Copied: already dropped.
+            let bytes = (len * std::mem::size_of::<C>()) as i64;
+            // SAFETY: not copied, so the finalizer has not run: `hint` is still ours to write.
+            unsafe { (*hint).reported = bytes };
+            let mut total = 0;
+            unsafe { sys::napi_adjust_external_memory(env, bytes, &mut total) };
+        }
         return Ok(out);
     }
     // Not created: the finalizer never runs; the owner is ours again.
-    Err(*unsafe { Box::from_raw(hint) })
+    Err(unsafe { Box::from_raw(hint) }.owner)
 }
 
 /// A long string of UTF-16 code units as a JS string: external (no copy) where the host can,
