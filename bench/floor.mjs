@@ -68,75 +68,80 @@ export function lineSplitter(onLine, decode) {
   }
 }
 
-/** Node: a minimal JSONL client on child_process. */
-class NodeStdioFloor {
-  static async start(command, args) {
-    const c = new NodeStdioFloor()
-    c.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] })
-    c.pid = c.child.pid
-    c.pending = new Pending()
-    const push = lineSplitter(
-      (line) => c.pending.settle(JSON.parse(line)),
-      (bytes) => bytes.toString(),
-    )
-    c.child.stdout.on('data', push)
-    c.exited = new Promise((resolve) => c.child.once('exit', resolve))
-    c.child.once('exit', () => c.pending.failAll(new Error('server exited')))
-    await c.request('initialize', INIT)
-    c.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
-    return c
-  }
-  request(method, params) {
-    return new Promise((resolve, reject) => {
-      const id = this.pending.add(resolve, reject)
-      this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
-    })
-  }
-  callTool(name, args) {
-    return this.request('tools/call', { name, arguments: args })
-  }
-  async listTools() {
-    return (await this.request('tools/list', {})).tools
-  }
-  async close() {
-    this.child.stdin.end()
-    const t = setTimeout(() => this.child.kill('SIGKILL'), 2000)
-    await this.exited
-    clearTimeout(t)
-  }
-}
-
-/** Bun: the same client on Bun.spawn. */
-class BunStdioFloor {
-  static async start(command, args) {
-    const c = new BunStdioFloor()
-    c.proc = globalThis.Bun.spawn([command, ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
-    c.pid = c.proc.pid
-    c.pending = new Pending()
-    const decoder = new TextDecoder()
-    const push = lineSplitter(
-      (line) => c.pending.settle(JSON.parse(line)),
-      (bytes) => decoder.decode(bytes),
-    )
-    c.reading = (async () => {
-      const reader = c.proc.stdout.getReader()
+/**
+ * The server's process on this runtime's own process I/O, as the floor and the ceiling use it.
+ * Node: child_process.spawn, `stdin.write`. Bun: Bun.spawn, FileSink write + flush, a stream
+ * reader. `onChunk(bytes)` gets each chunk of its stdout; `onEnd()` runs once it is gone (Node:
+ * the process exited; Bun: its stdout ended). `close()` ends its stdin and waits for it to exit
+ * (killed after 2 s).
+ */
+function serverProcess(command, args, onChunk, onEnd) {
+  if (IS_BUN) {
+    const proc = globalThis.Bun.spawn([command, ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+    const reading = (async () => {
+      const reader = proc.stdout.getReader()
       for (;;) {
         const { value, done } = await reader.read()
         if (done) break
-        push(value)
+        onChunk(value)
       }
-      c.pending.failAll(new Error('server exited'))
+      onEnd()
     })()
+    return {
+      pid: proc.pid,
+      write: (data) => {
+        proc.stdin.write(data)
+        proc.stdin.flush()
+      },
+      close: () => {
+        proc.stdin.end()
+        const gone = proc.exited.then(() => reading)
+        return goneWithin(gone, () => proc.kill(9))
+      },
+    }
+  }
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] })
+  child.stdout.on('data', onChunk)
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.once('exit', onEnd)
+  return {
+    pid: child.pid,
+    write: (data) => child.stdin.write(data),
+    close: () => {
+      child.stdin.end()
+      return goneWithin(exited, () => child.kill('SIGKILL'))
+    },
+  }
+}
+
+/** Waits for `gone`, killing the server if it is not gone within 2 s. */
+async function goneWithin(gone, kill) {
+  const t = setTimeout(kill, 2000)
+  await gone
+  clearTimeout(t)
+}
+
+/** A minimal JSONL client: one write per request, every answer decoded and parsed (see the top). */
+class StdioFloor {
+  static async start(command, args) {
+    const c = new StdioFloor()
+    c.pending = new Pending()
+    // Each runtime's usual decoding: Buffer's toString on Node, a TextDecoder on Bun.
+    const decoder = IS_BUN ? new TextDecoder() : null
+    const push = lineSplitter(
+      (line) => c.pending.settle(JSON.parse(line)),
+      decoder ? (bytes) => decoder.decode(bytes) : (bytes) => bytes.toString(),
+    )
+    c.server = serverProcess(command, args, push, () => c.pending.failAll(new Error('server exited')))
+    c.pid = c.server.pid
     await c.request('initialize', INIT)
-    c.proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
-    c.proc.stdin.flush()
+    c.server.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
     return c
   }
   request(method, params) {
     return new Promise((resolve, reject) => {
       const id = this.pending.add(resolve, reject)
-      this.proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
-      this.proc.stdin.flush()
+      this.server.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
     })
   }
   callTool(name, args) {
@@ -145,12 +150,8 @@ class BunStdioFloor {
   async listTools() {
     return (await this.request('tools/list', {})).tools
   }
-  async close() {
-    this.proc.stdin.end()
-    const t = setTimeout(() => this.proc.kill(9), 2000)
-    await this.proc.exited
-    await this.reading
-    clearTimeout(t)
+  close() {
+    return this.server.close()
   }
 }
 
@@ -192,34 +193,9 @@ class StdioCeiling {
         i = chunk.indexOf(10, i + 1)
       }
     }
-    if (IS_BUN) {
-      c.proc = globalThis.Bun.spawn([command, ...args], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
-      c.pid = c.proc.pid
-      c.write = (bytes) => {
-        c.proc.stdin.write(bytes)
-        c.proc.stdin.flush()
-      }
-      c.reading = (async () => {
-        const reader = c.proc.stdout.getReader()
-        for (;;) {
-          const { value, done } = await reader.read()
-          if (done) break
-          onChunk(value)
-        }
-      })()
-      c.exited = c.proc.exited
-      c.end = () => c.proc.stdin.end()
-      c.kill = () => c.proc.kill(9)
-    } else {
-      c.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] })
-      c.pid = c.child.pid
-      c.write = (bytes) => c.child.stdin.write(bytes)
-      c.child.stdout.on('data', onChunk)
-      c.exited = new Promise((resolve) => c.child.once('exit', resolve))
-      c.reading = Promise.resolve()
-      c.end = () => c.child.stdin.end()
-      c.kill = () => c.child.kill('SIGKILL')
-    }
+    c.server = serverProcess(command, args, onChunk, () => {})
+    c.pid = c.server.pid
+    c.write = c.server.write
     // the handshake, as every client makes it (its answer is the first line counted)
     await new Promise((resolve) => {
       c.waiting.push(resolve)
@@ -235,12 +211,8 @@ class StdioCeiling {
       if (this.queued++ === 0) queueMicrotask(this.flush)
     })
   }
-  async close() {
-    this.end()
-    const t = setTimeout(() => this.kill(), 2000)
-    await this.exited
-    await this.reading
-    clearTimeout(t)
+  close() {
+    return this.server.close()
   }
 }
 
@@ -345,7 +317,7 @@ class FetchFloor extends HttpFloor {
 }
 
 /** The stdio floor of this runtime, connected (initialize + initialized done). */
-export const startStdioFloor = (command, args) => (IS_BUN ? BunStdioFloor : NodeStdioFloor).start(command, args)
+export const startStdioFloor = (command, args) => StdioFloor.start(command, args)
 /** The ceiling (see StdioCeiling): a bound on clients of its kind, not a client. */
 export const startStdioCeiling = (command, args) => StdioCeiling.start(command, args)
 /** The HTTP floor of this runtime, connected. */
