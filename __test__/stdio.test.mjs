@@ -286,6 +286,33 @@ describe('large answers', () => {
     expect(Math.abs((await collected()) - base)).toBeLessThan(1024 * KIB)
   }, 30000)
 
+  // The strings' memory is let go when the worker's engine goes, with the worker's count.
+  it('a worker thread that ends holding large answers leaves the host running', async () => {
+    const { Worker } = await import('node:worker_threads')
+    const code = `
+      const { createStdioTransport } = require(${JSON.stringify(join(ROOT, 'index.js'))})
+      const { parentPort } = require('node:worker_threads')
+      ;(async () => {
+        const t = await createStdioTransport(${JSON.stringify(fixture())})
+        globalThis.kept = [await t.request('big', { bytes: 4 << 20 }), await t.request('echo', { s: 'x'.repeat(100 << 10) })]
+        parentPort.postMessage(globalThis.kept[0].data.length + globalThis.kept[1].s.length)
+        await t.close()
+        process.exit(0)
+      })()`
+    for (let i = 0; i < 2; i++) {
+      const worker = new Worker(code, { eval: true })
+      const said = new Promise((resolve, reject) => {
+        worker.once('message', resolve)
+        worker.once('error', reject)
+      })
+      const exited = new Promise((resolve) => worker.once('exit', resolve))
+      expect(await said).toBe((4 << 20) + (100 << 10))
+      expect(await exited).toBe(0)
+    }
+    const t = await connect()
+    expect((await t.request('big', { bytes: 4 << 20 })).data.length).toBe(4 << 20)
+  }, 30000)
+
   it('an answer that is not JSON fails its request at once; the connection stays up', async () => {
     const t = await connect()
     const started = Date.now()

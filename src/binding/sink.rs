@@ -182,7 +182,9 @@ unsafe extern "C" fn drop_owner<T>(
     hint: *mut std::ffi::c_void,
 ) {
     let owned = unsafe { Box::from_raw(hint.cast::<Owned<T>>()) };
-    if owned.reported != 0 {
+    // Node passes no env once the environment is gone (a worker that ended holding the string):
+    // its count went with it.
+    if owned.reported != 0 && !env.is_null() {
         let mut total = 0;
         // SAFETY: a basic finalizer may adjust the count (js_native_api.h: node_api_basic_env).
         unsafe { sys::napi_adjust_external_memory(env, -owned.reported, &mut total) };
