@@ -108,6 +108,8 @@ describe('StdioTransport basics', () => {
     const ids = (await requestsSeen(t)).map((r) => r.id)
     expect(ids.every((id) => typeof id === 'string')).toBe(true)
     expect(new Set(ids).size).toBe(ids.length)
+    // 11 characters or more: V8's JSON.parse, which most servers run on, interns shorter strings.
+    expect(ids.every((id) => /^[1-9][0-9]{10,}$/.test(id))).toBe(true)
     expect(await t.request('numeric-id')).toEqual({ numeric: true })
     expect(await t.request('stray-id')).toEqual({ real: true })
   })
@@ -596,7 +598,7 @@ describe('lifecycle', () => {
   it('passes env merged over process.env, and cwd', async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-native-')))
     const script =
-      "process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:'1',result:{cwd:process.cwd(),x:process.env.MCP_X,path:!!process.env.PATH}})+'\\n');setInterval(()=>{},1000)"
+      "process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:'10000000001',result:{cwd:process.cwd(),x:process.env.MCP_X,path:!!process.env.PATH}})+'\\n');setInterval(()=>{},1000)"
     const t = await createStdioTransport({ command: NODE, args: ['-e', script], env: { MCP_X: 'from-config' }, cwd: dir })
     open.push(t)
     expect(await t.request('anything')).toEqual({ cwd: dir, x: 'from-config', path: true })

@@ -672,8 +672,8 @@ class NativeTransport {
     const signal = options?.signal
     if (signal?.aborted) return Promise.reject(signal.reason)
     const id = this._nextId++
-    // [beyond] SPEC 3.4: progress goes to onProgress and/or restarts the deadline; the request
-    // id is the progress token.
+    // [beyond] SPEC 3.4: progress goes to onProgress and/or restarts the deadline; the request's
+    // number is the progress token (its id on the wire is offset, src/jsonrpc.rs WIRE_ID_BASE).
     const onProgress = options && typeof options.onProgress === 'function' ? options.onProgress : undefined
     const reset = !!options?.resetTimeoutOnProgress
     let body

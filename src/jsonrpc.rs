@@ -215,14 +215,32 @@ pub fn is_truthy(value: &RawValue) -> bool {
     }
 }
 
-/// Our request ids are decimal strings of a per-transport counter. Returns the counter value an
-/// incoming id refers to: the exact string, or a number that equals it once stringified.
+/// What a request's number (a per-transport counter from 1) is offset by on the wire: the id a
+/// server sees is the decimal string of [`WIRE_ID_BASE`] plus the number, 11 digits or more. V8's
+/// `JSON.parse`, which most MCP servers run on, interns every string value of up to 10
+/// characters: an id of 1–10 digits cost such a server a string-table lookup and insertion per
+/// request (measured, Node 20: 1.4 µs to parse a `tools/call` line with `"id":"123456"` against
+/// 0.96 µs with an 11-digit id or a number; the fixture server's CPU per call 3.7–3.8 µs against
+/// 3.5 µs). The form of the id is ours to choose (SPEC 3.1); a number that equals it once
+/// stringified still matches.
+pub const WIRE_ID_BASE: u64 = 10_000_000_000;
+
+/// Our request ids are the decimal strings of [`WIRE_ID_BASE`] plus a per-transport counter.
+/// Returns the counter value an incoming id refers to: the exact string, or a number that equals
+/// it once stringified.
 pub fn our_id(id: &RawValue) -> Option<u64> {
     our_id_text(id.get())
 }
 
 /// [`our_id`] of an id's JSON text.
 fn our_id_text(text: &str) -> Option<u64> {
+    id_number(text)?.checked_sub(WIRE_ID_BASE)
+}
+
+/// The number an id's JSON text stands for: a decimal string as `n.to_string()` writes it, or a
+/// JSON number that is a whole number a JS number holds exactly. (The request's number is the
+/// progress token as it is, see `transport::progress_target`.)
+pub fn id_number(text: &str) -> Option<u64> {
     let text = text.trim();
     if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
         // `"\u0031"` is the string `1` to `JSON.parse`: escapes are decoded (rare, so only then).
@@ -324,7 +342,7 @@ fn push_params(out: &mut Vec<u8>, params: Option<&str>) {
     out.extend_from_slice(b"}\n");
 }
 
-/// `{"jsonrpc":"2.0","id":"<id>","method":<method>,"params":<params ?? {}>}` plus `\n`.
+/// `{"jsonrpc":"2.0","id":"<WIRE_ID_BASE + id>","method":<method>,"params":<params ?? {}>}` plus `\n`.
 /// `params` must be JSON text (the binding gets it from `JSON.stringify`).
 pub fn request_frame(id: u64, method: &str, params: Option<&str>) -> Vec<u8> {
     request_frame_json(
@@ -338,7 +356,7 @@ pub fn request_frame(id: u64, method: &str, params: Option<&str>) -> Vec<u8> {
 pub fn request_frame_json(id: u64, method_json: &str, params: Option<&str>) -> Vec<u8> {
     let mut out = Vec::with_capacity(48 + method_json.len() + params.map_or(2, str::len));
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"");
-    out.extend_from_slice(id.to_string().as_bytes());
+    out.extend_from_slice((WIRE_ID_BASE + id).to_string().as_bytes());
     out.extend_from_slice(b"\",\"method\":");
     out.extend_from_slice(method_json.as_bytes());
     push_params(&mut out, params);
@@ -357,7 +375,7 @@ pub fn notification_frame(method: &str, params: Option<&str>) -> Vec<u8> {
 /// The `notifications/cancelled` frame for one of our requests.
 pub fn cancelled_frame(id: u64, reason: &str) -> Vec<u8> {
     let mut params = String::from("{\"requestId\":\"");
-    params.push_str(&id.to_string());
+    params.push_str(&(WIRE_ID_BASE + id).to_string());
     params.push_str("\",\"reason\":");
     params.push_str(&serde_json::to_string(reason).expect("string serialization"));
     params.push('}');

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_native::error::Error;
+use mcp_native::jsonrpc::WIRE_ID_BASE;
 use mcp_native::runtime::group_alive;
 use mcp_native::transport::stdio::{StdioConfig, StdioTransport};
 use mcp_native::transport::{Event, OutgoingRequest, RequestOptions, Transport, TransportExt};
@@ -236,8 +237,9 @@ async fn timeout_fails_the_request_and_tells_the_server() {
         "Request timeout after 0ms"
     );
     let received = call(&t, &mut rx, "received", "{}").await.unwrap();
+    let wire = WIRE_ID_BASE + id;
     assert!(
-        received.contains(&format!(r#"{{"method":"notifications/cancelled","params":{{"requestId":"{id}","reason":"Request timeout after 50ms"}}}}"#)),
+        received.contains(&format!(r#"{{"method":"notifications/cancelled","params":{{"requestId":"{wire}","reason":"Request timeout after 50ms"}}}}"#)),
         "{received}"
     );
     // The 0 ms request was never sent, so there is nothing to cancel.

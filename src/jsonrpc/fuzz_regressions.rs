@@ -65,8 +65,14 @@ fn null_is_a_value() {
 #[test]
 fn escaped_ids_match() {
     check_message(br#"{"jsonrpc":"2.0","id":"\u0031\u0032","result":{}}"#);
-    let id = RawValue::from_string(r#""\u0031\u0032""#.into()).unwrap();
+    let id = RawValue::from_string(r#""1000000001\u0032""#.into()).unwrap();
     assert_eq!(our_id(&id), Some(12));
+    let id = RawValue::from_string(r#""\u0031\u0032""#.into()).unwrap();
+    assert_eq!(
+        our_id(&id),
+        None,
+        "12 is a request's number, not an id we wrote"
+    );
     let id = RawValue::from_string(r#""\u0030\u0031""#.into()).unwrap();
     assert_eq!(our_id(&id), None, "01 is not one of ours");
 }

@@ -175,18 +175,19 @@ fn number(raw: &RawValue) -> f64 {
     raw.get().parse().expect("a JSON number is a Rust float")
 }
 
-/// The counter value an id refers to: our ids are the decimal strings of a `u64` (escaped or
-/// not); a number matches when it is a whole number below 2^53 (where JavaScript prints it as
-/// those digits), or an integer literal that fits a `u64`.
+/// The counter value an id refers to: our ids are the decimal strings of [`WIRE_ID_BASE`] plus
+/// the counter (escaped or not); a number matches when it is a whole number below 2^53 (where
+/// JavaScript prints it as those digits), or an integer literal that fits a `u64`.
 fn reference_id(id: &RawValue) -> Option<u64> {
-    match serde_json::from_str(id.get()).expect("valid JSON") {
+    let wire = match serde_json::from_str(id.get()).expect("valid JSON") {
         Value::String(s) => s.parse::<u64>().ok().filter(|n| n.to_string() == s),
         Value::Number(_) => id.get().parse::<u64>().ok().or_else(|| {
             let f = number(id);
             (f >= 0.0 && f.fract() == 0.0 && f < 9_007_199_254_740_992.0).then_some(f as u64)
         }),
         _ => None,
-    }
+    };
+    wire?.checked_sub(WIRE_ID_BASE)
 }
 
 /// The top-level members of an object in order, duplicates kept.
@@ -280,10 +281,13 @@ fn cuts(len: usize) -> impl Iterator<Item = usize> {
 /// The frames we build parse back to what went in, are one line each, and classify as what
 /// they are; a plain response with one of our ids is found by [`sniff_id`].
 fn check_builders(data: &[u8], text: &str) {
+    // A request's number is a JS number's whole value: below 2^53.
     let n = data
         .iter()
         .take(8)
-        .fold(0u64, |n, &b| n << 8 | u64::from(b));
+        .fold(0u64, |n, &b| n << 8 | u64::from(b))
+        & ((1 << 53) - 1);
+    let wire = WIRE_ID_BASE + n;
     let method = text;
     let params = RawValue::from_string(text.to_string())
         .ok()
@@ -304,7 +308,7 @@ fn check_builders(data: &[u8], text: &str) {
     };
 
     let request = one_line(&request_frame(n, method, params.as_ref().map(|p| p.get())));
-    let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{n}\",\"method\":");
+    let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{wire}\",\"method\":");
     assert!(request.starts_with(head.as_bytes()), "request key order");
     for cut in cuts(request.len()) {
         assert_eq!(
@@ -323,9 +327,9 @@ fn check_builders(data: &[u8], text: &str) {
         params.as_ref().map(|p| p.get()),
     ));
     let cancelled = one_line(&cancelled_frame(n, text));
-    let cancel_params = serde_json::json!({ "requestId": n.to_string(), "reason": text });
+    let cancel_params = serde_json::json!({ "requestId": wire.to_string(), "reason": text });
     if representable {
-        let id = Value::String(n.to_string());
+        let id = Value::String(wire.to_string());
         assert_eq!(
             observe(&classify(&request)),
             Class::Request(id, method.into(), Some(params_value.clone()))
@@ -342,7 +346,7 @@ fn check_builders(data: &[u8], text: &str) {
 
     // A server's answer to request `n`: found in any prefix that reaches its `result`.
     let result = params.as_ref().map_or("{}", |p| p.get());
-    let known = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{n}\",\"result\":");
+    let known = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{wire}\",\"result\":");
     let answer = format!("{known}{result}}}");
     for cut in cuts(answer.len()).filter(|&cut| cut >= known.len()) {
         assert_eq!(
@@ -351,7 +355,7 @@ fn check_builders(data: &[u8], text: &str) {
             "answer cut at {cut}"
         );
     }
-    let reply = one_line(&reply_frame(&format!("\"{n}\""), Ok(result)));
+    let reply = one_line(&reply_frame(&format!("\"{wire}\""), Ok(result)));
     match classify(&reply) {
         Incoming::Response {
             id,
@@ -362,7 +366,7 @@ fn check_builders(data: &[u8], text: &str) {
         }
         other => panic!("reply classified as {other:?}"),
     }
-    let refusal = one_line(&reply_frame(&n.to_string(), Err(METHOD_NOT_FOUND)));
+    let refusal = one_line(&reply_frame(&wire.to_string(), Err(METHOD_NOT_FOUND)));
     match classify(&refusal) {
         Incoming::Response {
             id,
@@ -373,8 +377,12 @@ fn check_builders(data: &[u8], text: &str) {
         }
         other => panic!("refusal classified as {other:?}"),
     }
-    if n < 1 << 53 {
-        for number in [format!("{n}.0"), format!("{n}e0"), format!("{n}.000E+0")] {
+    if wire < 1 << 53 {
+        for number in [
+            format!("{wire}.0"),
+            format!("{wire}e0"),
+            format!("{wire}.000E+0"),
+        ] {
             let raw = RawValue::from_string(number).expect("a JSON number");
             assert_eq!(our_id(&raw), Some(n), "{raw}");
         }

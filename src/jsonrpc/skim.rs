@@ -124,17 +124,20 @@ mod tests {
     fn answers_with_a_result_are_found() {
         let ok = [
             (
-                r#"{"jsonrpc":"2.0","id":"7","result":{"content":[{"type":"text","text":"a\"}b"}]}}"#,
+                r#"{"jsonrpc":"2.0","id":"10000000007","result":{"content":[{"type":"text","text":"a\"}b"}]}}"#,
                 7,
             ),
-            (r#"{"result":[1,{"id":3},"]"],"id":7,"jsonrpc":"2.0"}"#, 7),
             (
-                r#"{ "id" : 1 , "id" : "12" , "result" : null , "method" : null }"#,
+                r#"{"result":[1,{"id":3},"]"],"id":10000000007,"jsonrpc":"2.0"}"#,
+                7,
+            ),
+            (
+                r#"{ "id" : 1 , "id" : "10000000012" , "result" : null , "method" : null }"#,
                 12,
             ),
-            (r#"{"id":5e0}"#, 5),
+            (r#"{"id":10000000005e0}"#, 5),
             // JSON white space around the object, as JSON.parse allows it.
-            (" \t\r\n{\"id\":\"7\",\"result\":{}} \n", 7),
+            (" \t\r\n{\"id\":\"10000000007\",\"result\":{}} \n", 7),
         ];
         for (line, id) in ok {
             assert_eq!(skim_answer(line.as_bytes()), Some(id), "{line}");
@@ -144,22 +147,22 @@ mod tests {
     #[test]
     fn anything_else_goes_the_usual_way() {
         let other = [
-            r#"{"jsonrpc":"2.0","id":"7","error":{"code":1,"message":"x"}}"#,
-            r#"{"jsonrpc":"2.0","id":"7","method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":"7"}}"#,
-            "{\"id\":\"7\",\"result\":{}}\u{c}",
-            "\u{b}{\"id\":\"7\",\"result\":{}}",
+            r#"{"jsonrpc":"2.0","id":"10000000007","error":{"code":1,"message":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":"10000000007","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":"10000000007"}}"#,
+            "{\"id\":\"10000000007\",\"result\":{}}\u{c}",
+            "\u{b}{\"id\":\"10000000007\",\"result\":{}}",
             " ",
-            r#"{"id":"7","result":{}}x"#,
-            r#"{"id":"7","result":{}"#,
-            r#"{"id":"7","result":"#,
-            r#"{"i\u0064":"7","result":{}}"#,
-            r#"{"id":"x7","result":{}}"#,
+            r#"{"id":"10000000007","result":{}}x"#,
+            r#"{"id":"10000000007","result":{}"#,
+            r#"{"id":"10000000007","result":"#,
+            r#"{"i\u0064":"10000000007","result":{}}"#,
+            r#"{"id":"x10000000007","result":{}}"#,
             r#"{"id":null,"result":{}}"#,
-            r#"{"id":"7","result":"unterminated}"#,
+            r#"{"id":"10000000007","result":"unterminated}"#,
             r#"{}"#,
-            r#"[{"id":"7","result":{}}]"#,
-            "\u{feff}{\"id\":\"7\",\"result\":{}}",
+            r#"[{"id":"10000000007","result":{}}]"#,
+            "\u{feff}{\"id\":\"10000000007\",\"result\":{}}",
             "",
         ];
         for line in other {

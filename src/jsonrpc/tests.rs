@@ -8,7 +8,7 @@ fn raw(s: &str) -> Box<RawValue> {
 fn frames_have_the_exact_key_order() {
     assert_eq!(
         String::from_utf8(request_frame(7, "tools/list", None)).unwrap(),
-        "{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"method\":\"tools/list\",\"params\":{}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":\"10000000007\",\"method\":\"tools/list\",\"params\":{}}\n"
     );
     assert_eq!(
         String::from_utf8(notification_frame("a\"b", Some("{\"x\":1}"))).unwrap(),
@@ -16,7 +16,7 @@ fn frames_have_the_exact_key_order() {
     );
     assert_eq!(
         String::from_utf8(cancelled_frame(3, "Request timeout after 5ms")).unwrap(),
-        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"3\",\"reason\":\"Request timeout after 5ms\"}}\n"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"10000000003\",\"reason\":\"Request timeout after 5ms\"}}\n"
     );
     assert_eq!(
         String::from_utf8(reply_frame("5", Err(METHOD_NOT_FOUND))).unwrap(),
@@ -64,32 +64,58 @@ fn classification() {
 
 #[test]
 fn ids_match_as_strings_or_stringified_numbers() {
-    assert_eq!(our_id(&raw("\"12\"")), Some(12));
-    assert_eq!(our_id(&raw("12")), Some(12));
-    assert_eq!(our_id(&raw("12.0")), Some(12));
-    assert_eq!(our_id(&raw("\"012\"")), None);
+    assert_eq!(our_id(&raw("\"10000000012\"")), Some(12));
+    assert_eq!(our_id(&raw("10000000012")), Some(12));
+    assert_eq!(our_id(&raw("10000000012.0")), Some(12));
+    assert_eq!(our_id(&raw("1.0000000012e10")), Some(12));
+    assert_eq!(our_id(&raw("\"010000000012\"")), None);
     assert_eq!(our_id(&raw("\"abc\"")), None);
     assert_eq!(our_id(&raw("-1")), None);
+    // Below the base: not an id we wrote (a request's number alone is not its id on the wire).
+    assert_eq!(our_id(&raw("\"12\"")), None);
+    assert_eq!(our_id(&raw("12")), None);
+    assert_eq!(our_id(&raw("9999999999")), None);
+    // The number as it is (progress tokens).
+    assert_eq!(id_number("\"12\""), Some(12));
+    assert_eq!(id_number("12.0"), Some(12));
+    assert_eq!(id_number("\"012\""), None);
+}
+
+#[test]
+fn ids_on_the_wire_are_not_interned_by_v8() {
+    // V8's JSON.parse interns string values of up to 10 characters (see WIRE_ID_BASE).
+    for n in [1, 2, 999, 9_999_999_999] {
+        let frame = String::from_utf8(request_frame(n, "m", None)).unwrap();
+        let wire: serde_json::Value = serde_json::from_str(&frame).unwrap();
+        let id = wire["id"].as_str().unwrap();
+        assert!(id.len() >= 11, "{id}");
+        assert_eq!(our_id(&raw(&format!("\"{id}\""))), Some(n));
+        assert_eq!(our_id(&raw(id)), Some(n), "a numeric echo");
+    }
 }
 
 #[test]
 fn sniffs_the_id_of_a_truncated_message() {
     assert_eq!(
-        sniff_id(br#"{"jsonrpc":"2.0","id":"42","result":{"text":"xxxx"#),
+        sniff_id(br#"{"jsonrpc":"2.0","id":"10000000042","result":{"text":"xxxx"#),
         Some(42)
     );
     assert_eq!(
-        sniff_id(br#"{"result":{"content":[{"id":"7"}]},"id": 9, "x"#),
+        sniff_id(br#"{"result":{"content":[{"id":"10000000007"}]},"id": 10000000009, "x"#),
         Some(9)
     );
-    assert_eq!(sniff_id(br#"{ "id" : 5 , "error" :"#), Some(5));
+    assert_eq!(sniff_id(br#"{ "id" : 10000000005 , "error" :"#), Some(5));
+    assert_eq!(sniff_id(br#"{ "id" : 5 , "error" :"#), None, "not ours");
     assert_eq!(
-        sniff_id(br#"{ "id" : 5 ,"#),
+        sniff_id(br#"{ "id" : 10000000005 ,"#),
         None,
         "not known to be a response yet"
     );
-    assert_eq!(sniff_id(br#"{"result":"has \"id\":\"3\" inside"#), None);
-    assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":"4"#), None);
+    assert_eq!(
+        sniff_id(br#"{"result":"has \"id\":\"10000000003\" inside"#),
+        None
+    );
+    assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","id":"10000000004"#), None);
 }
 
 #[test]

@@ -98,11 +98,11 @@ mod tests {
         let mut replies = Vec::new();
         let mut events = Vec::new();
         // A byte-order mark (as .NET writes one) and no-break spaces around the message.
-        let bom = "\u{feff}\u{a0}{\"jsonrpc\":\"2.0\",\"id\":\"5\",\"result\":{}}\u{a0}";
+        let bom = "\u{feff}\u{a0}{\"jsonrpc\":\"2.0\",\"id\":\"10000000005\",\"result\":{}}\u{a0}";
         let got = dispatch(bom.as_bytes(), false, &mut replies, &mut events);
         assert_eq!(got.map(|(id, _)| id), Some(5));
         // Invalid UTF-8 in a string: U+FFFD, as a JavaScript reader decodes it.
-        let bad = b"{\"jsonrpc\":\"2.0\",\"id\":\"6\",\"result\":\"a\xffb\"}";
+        let bad = b"{\"jsonrpc\":\"2.0\",\"id\":\"10000000006\",\"result\":\"a\xffb\"}";
         let (id, outcome) = dispatch(bad, false, &mut replies, &mut events).unwrap();
         assert_eq!(id, 6);
         assert_eq!(outcome.unwrap().unwrap().get(), "\"a\u{fffd}b\"");
@@ -116,7 +116,7 @@ mod tests {
         let mut replies = Vec::new();
         let mut events = Vec::new();
         let got = dispatch(
-            br#"{"jsonrpc":"2.0","id":"7","result":{"a":1}}"#,
+            br#"{"jsonrpc":"2.0","id":"10000000007","result":{"a":1}}"#,
             false,
             &mut replies,
             &mut events,
@@ -135,7 +135,7 @@ mod tests {
             .is_none()
         );
         let err = dispatch(
-            br#"{"id":8,"error":{"code":-1,"message":"m"}}"#,
+            br#"{"id":10000000008,"error":{"code":-1,"message":"m"}}"#,
             false,
             &mut replies,
             &mut events,

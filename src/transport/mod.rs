@@ -419,8 +419,8 @@ impl futures::Stream for EventStream {
     }
 }
 
-/// The request id a `notifications/progress` refers to, when its token is one of our ids (the
-/// request id is the progress token).
+/// The request a `notifications/progress` refers to: its token is the request's number as it is
+/// (`core.js` sets it; not the id on the wire, see [`crate::jsonrpc::WIRE_ID_BASE`]).
 pub fn progress_target(method: &str, params: Option<&RawValue>) -> Option<u64> {
     if method != "notifications/progress" {
         return None;
@@ -431,5 +431,5 @@ pub fn progress_target(method: &str, params: Option<&RawValue>) -> Option<u64> {
         token: Option<&'a RawValue>,
     }
     let p: Progress<'_> = serde_json::from_str(params?.get()).ok()?;
-    crate::jsonrpc::our_id(p.token?)
+    crate::jsonrpc::id_number(p.token?.get())
 }
