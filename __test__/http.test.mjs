@@ -175,7 +175,7 @@ describe('HttpTransport basics', () => {
       expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
       kinds.splice(0)
       // An SSE answer to another request is not this one's (a JSON body's id is not checked).
-      const foreign = `{"jsonrpc":"2.0","id":"123456789","result":${JSON.stringify(big)}}`
+      const foreign = `{"jsonrpc":"2.0","id":"10123456789","result":${JSON.stringify(big)}}`
       if (sse) expect((await settle(t.request('raw-message', { text: foreign, sse }))).error.code).toBe('MCP_NO_RESPONSE')
       else expect(await t.request('raw-message', { text: foreign, sse })).toEqual(big)
       kinds.splice(0)
@@ -238,7 +238,8 @@ describe('HttpTransport errors', () => {
     await expect(t.request('error', { code: -32602, message: 'Invalid params' })).rejects.toThrow(/^MCP error -32602: Invalid params$/)
     await expect(t.request('not-json')).rejects.toThrow(/JSON/)
     const noAnswer = settle(t.request('sse-no-answer'))
-    expect((await noAnswer).error.message).toMatch(/^No response received for request ID \d+$/)
+    // The id as the server saw it (11 digits or more, src/jsonrpc.rs WIRE_ID_BASE).
+    expect((await noAnswer).error.message).toMatch(/^No response received for request ID [1-9]\d{10,}$/)
     await expect(t.request('sse-cut')).rejects.toThrow(/^SSE stream ended unexpectedly$/)
     expect(t.connected).toBe(true)
     expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
@@ -257,7 +258,7 @@ describe('HttpTransport errors', () => {
     expect(notes.map((n) => n.method)).toEqual(['fixture/before-drop', 'fixture/resumed'])
     const before2 = (await stats()).gets.length
     const started = Date.now()
-    await expect(t.request('sse-drop-forever')).rejects.toThrow(/^No response received for request ID \d+$/)
+    await expect(t.request('sse-drop-forever')).rejects.toThrow(/^No response received for request ID [1-9]\d{10,}$/)
     expect((await stats()).gets.length - before2).toBe(3)
     expect(Date.now() - started).toBeGreaterThanOrEqual(80) // waited the server's retry: 30 each time
   })

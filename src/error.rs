@@ -93,9 +93,9 @@ pub enum Error {
         ms: u64,
     },
     /// An SSE reply ended without the answer.
-    #[error("No response received for request ID {id}")]
+    #[error("No response received for request ID {}", crate::jsonrpc::WIRE_ID_BASE.saturating_add(*.id))]
     NoResponse {
-        /// Our request id.
+        /// The request's number (the message shows its id on the wire).
         id: u64,
     },
     /// A reply that could not be read (`Invalid JSON response: …`, `No response body`,

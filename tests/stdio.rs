@@ -221,6 +221,33 @@ async fn an_oversized_answer_fails_its_request_only() {
 }
 
 #[tokio::test]
+async fn a_request_number_whose_wire_id_a_js_number_cannot_hold_fails_at_once() {
+    let (t, _events) = connect(fixture(&[]));
+    let t = Arc::new(t);
+    let max = mcp_native::jsonrpc::MAX_REQUEST_NUMBER;
+    assert_eq!(WIRE_ID_BASE + max, (1 << 53) - 1);
+    let options = |id| RequestOptions {
+        id: Some(id),
+        ..RequestOptions::default()
+    };
+    let refused = tokio::time::timeout(WAIT, t.request("echo", None, options(max + 1)))
+        .await
+        .expect("at once");
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        format!(
+            "Internal error: request number {} is out of range (at most {max})",
+            max + 1
+        )
+    );
+    // The last one is sent and answered (echoed back with its id as the server saw it).
+    let answered = tokio::time::timeout(WAIT, t.request("echo", Some("{}"), options(max)))
+        .await
+        .expect("answered");
+    assert_eq!(answered.unwrap().unwrap().get(), "{}");
+}
+
+#[tokio::test]
 async fn timeout_fails_the_request_and_tells_the_server() {
     let (t, mut rx) = connect(fixture(&[]));
     let id = t.request("no-reply", None, 50).unwrap();

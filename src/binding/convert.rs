@@ -21,6 +21,9 @@ pub fn request_line(line: &str) -> Result<OutgoingRequest<'_>, Option<u64>> {
     let (id, rest) = line.split_once(' ').ok_or(None)?;
     let id: u64 = id.parse().map_err(|_| None)?;
     let bad = Some(id);
+    if id > crate::jsonrpc::MAX_REQUEST_NUMBER {
+        return Err(bad);
+    }
     let (timeout, rest) = rest.split_once(' ').ok_or(bad)?;
     let bytes = rest.as_bytes();
     if bytes.first() != Some(&b'"') {
@@ -110,6 +113,11 @@ mod tests {
         assert_eq!(err(r#"3 x "m"{}"#), Some(3));
         assert_eq!(err(r#"4 1rx "m"{}"#), Some(4));
         assert!(request_line("7").is_err());
+        // A number whose id on the wire a JS number would not hold exactly is refused.
+        let max = crate::jsonrpc::MAX_REQUEST_NUMBER;
+        assert!(request_line(&format!(r#"{max} 1 "m"{{}}"#)).is_ok());
+        let over = format!(r#"{} 1 "m"{{}}"#, max + 1);
+        assert_eq!(request_line(&over).err().flatten(), Some(max + 1));
     }
 
     #[test]

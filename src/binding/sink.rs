@@ -207,10 +207,23 @@ unsafe fn external<T, C>(
     let Some(create) = create else {
         return Err(owner);
     };
-    let hint = Box::into_raw(Box::new(Owned { owner, reported: 0 }));
+    // The engine holds these bytes until it collects the string: told of them, it counts them
+    // when it decides to collect (else a host that makes little garbage of its own keeps every
+    // large answer it ever had). Told before the string exists, so that the finalizer, which
+    // takes them back, may run at any time (at once when the engine copies). The count is the
+    // string's own bytes: a long string cut from a line of its own keeps that whole line alive.
+    let bytes = (len * std::mem::size_of::<C>()) as i64;
+    let mut total = 0;
+    // SAFETY: a plain count on the JS thread.
+    unsafe { sys::napi_adjust_external_memory(env, bytes, &mut total) };
+    let hint = Box::into_raw(Box::new(Owned {
+        owner,
+        reported: bytes,
+    }));
     let (mut out, mut copied) = (std::ptr::null_mut(), false);
     // SAFETY: the characters stay alive and unchanged until `drop_owner::<T>` frees their owner
-    // (the engine calls it when done with the string, or at once when it copied them).
+    // (the engine calls it when done with the string, or at once when it copied them); `hint`
+    // is not touched after the call unless it failed.
     let status = unsafe {
         create(
             env,
@@ -223,19 +236,10 @@ unsafe fn external<T, C>(
         )
     };
     if status == sys::Status::napi_ok {
-        if !copied {
-            // The engine holds these bytes until it collects the string: told of them, it
-            // counts them when it decides to collect (else a host that makes little garbage of
-            // its own keeps every large answer it ever had). Copied: already dropped.
-            let bytes = (len * std::mem::size_of::<C>()) as i64;
-            // SAFETY: not copied, so the finalizer has not run: `hint` is still ours to write.
-            unsafe { (*hint).reported = bytes };
-            let mut total = 0;
-            unsafe { sys::napi_adjust_external_memory(env, bytes, &mut total) };
-        }
         return Ok(out);
     }
-    // Not created: the finalizer never runs; the owner is ours again.
+    // Not created: the finalizer never runs; the owner and its count are ours again.
+    unsafe { sys::napi_adjust_external_memory(env, -bytes, &mut total) };
     Err(unsafe { Box::from_raw(hint) }.owner)
 }
 

@@ -6,12 +6,21 @@ use super::*;
 #[test]
 fn a_server_request_is_not_an_answer() {
     check_message(b"");
-    let request = br#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"#;
+    // (The server's ids are its own; here one that looks like ours on the wire.)
+    let request =
+        br#"{"jsonrpc":"2.0","id":10000000001,"method":"sampling/createMessage","params":{"#;
     for cut in 0..=request.len() {
         assert_eq!(sniff_id(&request[..cut]), None, "cut at {cut}");
     }
-    let sdk_order = br#"{"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":1}"#;
+    let sdk_order =
+        br#"{"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":"10000000001"}"#;
     assert_eq!(sniff_id(sdk_order), None);
+    let answer = br#"{"jsonrpc":"2.0","id":"10000000001","result":{"#;
+    assert_eq!(
+        sniff_id(answer),
+        Some(1),
+        "the same id in an answer is ours"
+    );
 }
 
 /// Found by `cargo fuzz run jsonrpc` in 5,968 runs: a message with a duplicate key was

@@ -142,8 +142,10 @@ impl<'a> OutgoingRequest<'a> {
 /// The options of a request a Rust caller awaits ([`TransportExt::request`]).
 #[derive(Debug, Clone, Default)]
 pub struct RequestOptions {
-    /// The id to send it with (default: [`Transport::next_id`]); the JavaScript binding passes
-    /// its own, which is also the request's progress token.
+    /// The request's number (default: [`Transport::next_id`]); the JavaScript binding passes
+    /// its own, which is also the request's progress token. Its id on the wire is offset
+    /// ([`crate::jsonrpc::WIRE_ID_BASE`]); above [`crate::jsonrpc::MAX_REQUEST_NUMBER`] the request
+    /// fails at once.
     pub id: Option<u64>,
     /// Deadline in milliseconds (default: the transport's own, see [`Transport::default_timeout_ms`]).
     pub timeout_ms: Option<u64>,
@@ -310,6 +312,14 @@ fn request_on(
 ) -> BoxFuture<'static, Outcome> {
     let (tx, rx) = oneshot::channel();
     let id = options.id.unwrap_or_else(|| transport.next_id());
+    if id > crate::jsonrpc::MAX_REQUEST_NUMBER {
+        let max = crate::jsonrpc::MAX_REQUEST_NUMBER;
+        return Box::pin(async move {
+            Err(Error::Internal(format!(
+                "request number {id} is out of range (at most {max})"
+            )))
+        });
+    }
     let method_json = serde_json::to_string(method).unwrap_or_else(|_| "\"\"".into());
     let request = OutgoingRequest {
         id,

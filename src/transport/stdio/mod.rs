@@ -148,9 +148,10 @@ pub fn project_dir() -> Option<PathBuf> {
     Some(cwd)
 }
 
-/// The first id [`Transport::next_id`] hands out. Callers that bring their own ids (the
-/// JavaScript binding counts from 1) stay below it, so both can share one transport; every id
-/// stays below 2^53, so a server that turns it into a JavaScript number still echoes it exactly.
+/// The first request number [`Transport::next_id`] hands out. Callers that bring their own (the
+/// JavaScript binding counts from 1) stay below it, so both can share one transport; every id on
+/// the wire ([`crate::jsonrpc::WIRE_ID_BASE`] plus the number) stays below 2^53, so a server that
+/// turns it into a JavaScript number still echoes it exactly.
 pub const OWN_IDS_FROM: u64 = 1 << 52;
 
 /// One connection to a server process.
