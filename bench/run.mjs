@@ -268,7 +268,7 @@ for (const rt of RUNTIMES) {
 function paired(rt, pair) {
   const xs = []
   for (const m of runs) {
-    const a = m[rt]?.[pair.workload]?.[pair.who ?? 'package']?.values ?? []
+    const a = m[rt]?.[pair.workload]?.[pair.who]?.values ?? []
     const b = m[rt]?.[pair.workload]?.[pair.client]?.values ?? []
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
       // A client that could not do the workload (the SDK at 32 MiB) has no value to pair.

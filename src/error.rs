@@ -93,7 +93,7 @@ pub enum Error {
         ms: u64,
     },
     /// An SSE reply ended without the answer.
-    #[error("No response received for request ID {}", crate::jsonrpc::WIRE_ID_BASE.saturating_add(*.id))]
+    #[error("No response received for request ID {}", crate::jsonrpc::wire_id(*.id))]
     NoResponse {
         /// The request's number (the message shows its id on the wire).
         id: u64,

@@ -230,6 +230,12 @@ pub const WIRE_ID_BASE: u64 = 10_000_000_000;
 /// requests are made (`binding::convert::request_line`, `transport::request_on`).
 pub const MAX_REQUEST_NUMBER: u64 = (1 << 53) - 1 - WIRE_ID_BASE;
 
+/// The id on the wire of request number `n` (saturating: a direct `Transport::send` of a number
+/// over [`MAX_REQUEST_NUMBER`] must not panic).
+pub fn wire_id(n: u64) -> u64 {
+    WIRE_ID_BASE.saturating_add(n)
+}
+
 /// Our request ids are the decimal strings of [`WIRE_ID_BASE`] plus a per-transport counter.
 /// Returns the counter value an incoming id refers to: the exact string, or a number that equals
 /// it once stringified.
@@ -347,7 +353,7 @@ fn push_params(out: &mut Vec<u8>, params: Option<&str>) {
     out.extend_from_slice(b"}\n");
 }
 
-/// `{"jsonrpc":"2.0","id":"<WIRE_ID_BASE + id>","method":<method>,"params":<params ?? {}>}` plus `\n`.
+/// `{"jsonrpc":"2.0","id":"<wire_id(id)>","method":<method>,"params":<params ?? {}>}` plus `\n`.
 /// `params` must be JSON text (the binding gets it from `JSON.stringify`).
 pub fn request_frame(id: u64, method: &str, params: Option<&str>) -> Vec<u8> {
     request_frame_json(
@@ -361,8 +367,7 @@ pub fn request_frame(id: u64, method: &str, params: Option<&str>) -> Vec<u8> {
 pub fn request_frame_json(id: u64, method_json: &str, params: Option<&str>) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + method_json.len() + params.map_or(2, str::len));
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"");
-    // Saturating: a direct `Transport::send` of a number over MAX_REQUEST_NUMBER must not panic.
-    out.extend_from_slice(WIRE_ID_BASE.saturating_add(id).to_string().as_bytes());
+    out.extend_from_slice(wire_id(id).to_string().as_bytes());
     out.extend_from_slice(b"\",\"method\":");
     out.extend_from_slice(method_json.as_bytes());
     push_params(&mut out, params);
@@ -381,7 +386,7 @@ pub fn notification_frame(method: &str, params: Option<&str>) -> Vec<u8> {
 /// The `notifications/cancelled` frame for one of our requests.
 pub fn cancelled_frame(id: u64, reason: &str) -> Vec<u8> {
     let mut params = String::from("{\"requestId\":\"");
-    params.push_str(&WIRE_ID_BASE.saturating_add(id).to_string());
+    params.push_str(&wire_id(id).to_string());
     params.push_str("\",\"reason\":");
     params.push_str(&serde_json::to_string(reason).expect("string serialization"));
     params.push('}');
