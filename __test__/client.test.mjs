@@ -365,6 +365,54 @@ describe('MCPClient', () => {
   })
 })
 
+describe("a client's plain functions (NativeClient.hot)", () => {
+  // JS makes its requests and feeds stdout through functions that hold the client's state (an
+  // Arc) and free it when the engine collects them: a client nobody holds must still go away.
+  it('dropping every reference to a connected MCPClient kills its server', async () => {
+    const { execFile } = await import('node:child_process')
+    const gc = process.versions.bun ? 'Bun.gc(true)' : 'globalThis.gc()'
+    const script = `const { MCPClient } = require(${JSON.stringify(ROOT)});
+      // Made in a function of its own, so that no stack slot keeps it (Bun's GC scans stacks).
+      async function make() {
+        const c = new MCPClient('fx', ${JSON.stringify(fixture())})
+        await c.connect()
+        await c.callTool('echo', { message: 'hi' })
+        return c.transport.pid
+      }
+      make().then(async (pid) => {
+        const keepAlive = setInterval(() => {}, 1000)
+        for (let i = 0; i < 100 && require('node:fs').existsSync('/proc/' + pid); i++) { ${gc}; await new Promise((r) => setTimeout(r, 20)) }
+        console.log(pid); clearInterval(keepAlive)
+      })`
+    const flags = process.versions.bun ? [] : ['--expose-gc']
+    const r = await new Promise((resolve) =>
+      execFile(process.execPath, [...flags, '-e', script], { timeout: 20000, cwd: ROOT }, (error, stdout, stderr) =>
+        resolve({ error, stdout, stderr }),
+      ),
+    )
+    expect(r.error).toBeNull()
+    const pid = Number(r.stdout.trim())
+    expect(pid).toBeGreaterThan(0)
+    expect(await waitFor(() => !alive(pid), 5000)).toBe(true)
+  }, 30000)
+
+  it('refuse arguments of the wrong kind with an Error, and keep working', async () => {
+    const client = track(new MCPClient('fx', fixture()))
+    await client.connect()
+    const hot = client._face._native.hot()
+    expect(() => hot.feed(1, 'not bytes')).toThrow(/Uint8Array/)
+    expect(() => hot.feed(1, new Uint16Array(4))).toThrow(/Uint8Array/)
+    expect(() => hot.feed('one', new Uint8Array(4))).toThrow(Error)
+    expect(() => hot.sendRequests(42)).toThrow(Error)
+    // a generation that is not the client's: no events, as the method gives
+    expect(JSON.parse(hot.feed(999, new Uint8Array(0)))).toEqual([])
+    expect(hot.feed(999, new Uint8Array(0))).toBe(client._face._native.feed(999, new Uint8Array(0)))
+    // a line that is not a request fails nothing and sends nothing
+    expect(hot.sendRequests('')).toBe(true)
+    expect(await client.request('echo', { still: 1 })).toEqual({ still: 1 })
+  })
+})
+
 describe('initialize is never followed by notifications/cancelled (SPEC 3.1)', () => {
   it('stdio: a timed-out initialize sends nothing, another method sends the notification', async () => {
     const t = await createTransport(fixture(['--init-hang']))

@@ -332,7 +332,7 @@ function attachReader(transport, fd, generation) {
   /** @param {any} t the transport (a face, or a transport of its own) */
   const feedEnd = (t) => (generation === undefined ? t._native.feedEnd() : t._native.feedEnd(generation))
   /** @param {any} t @param {Uint8Array} chunk */
-  const feed = (t, chunk) => (generation === undefined ? t._native.feed(chunk) : t._native.feed(generation, chunk))
+  const feed = (t, chunk) => (generation === undefined ? t._native.feed(chunk) : t._feedAt(generation, chunk))
   const end = () => {
     const t = current()
     if (!t) return
@@ -607,6 +607,18 @@ class NativeTransport {
     this._native = /** @type {never} */ (null)
     /** @type {{ _onClientEvent(ev: any[]): void } | null} the client this is the face of, if any */
     this._client = null
+    /** @type {(batch: string) => boolean} `_native.sendRequests`, set by `_bindCalls` */
+    this._sendRequests = () => false
+    /** @type {((generation: number, chunk: Uint8Array) => string | string[]) | null} a client face's `feed` */
+    this._feedAt = null
+  }
+
+  /** After `_native` is set: a client's plain functions (NativeClient.hot), else its methods. */
+  _bindCalls() {
+    const n = /** @type {any} */ (this._native)
+    const hot = typeof n.hot === 'function' ? n.hot() : null
+    this._sendRequests = hot ? hot.sendRequests : (/** @type {string} */ batch) => n.sendRequests(batch)
+    this._feedAt = hot ? hot.feed : null
   }
 
   _eventHandler() {
@@ -762,7 +774,7 @@ class NativeTransport {
       sent.push(id)
       batch += `${id} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
     }
-    if (batch !== '' && !this._native.sendRequests(batch)) {
+    if (batch !== '' && !this._sendRequests(batch)) {
       // The connection just ended; its `closed` event rejects the rest with the details.
       for (const id of sent) {
         const entry = this._settle(id)
@@ -1011,6 +1023,7 @@ class StdioTransport extends NativeTransport {
   constructor(config, makeNative) {
     super(config)
     this._native = makeNative ? makeNative(this._eventHandler()) : new native.NativeStdio(this._eventHandler())
+    this._bindCalls()
     this._groupByBacklog = true
   }
 
@@ -1080,6 +1093,7 @@ class HttpTransport extends NativeTransport {
     this.url = config?.url
     this._listening = false
     this._native = makeNative ? makeNative(this._eventHandler()) : new native.NativeHttp(this._eventHandler())
+    this._bindCalls()
   }
 
   /**

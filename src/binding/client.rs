@@ -12,6 +12,7 @@ use napi_derive::napi;
 use super::client_options::{ConfigCallback, JsConfig, client_options, server_config};
 use super::convert::{as_id, millis};
 use super::errors::{descriptor_text, guard, promise};
+use super::hot::{bytes, hot_function, number, string, to_js};
 use super::reply_outcome;
 pub(super) use super::sink::TaggedSink;
 use super::sink::{BatchSink, Delivery, batch_of};
@@ -36,6 +37,64 @@ pub struct NativeClient {
     calls: Arc<Mutex<HashMap<u64, tokio::task::AbortHandle>>>,
 }
 
+/// What `sendRequests` and `feed` work on: shared by the methods and by the functions of `hot`.
+struct Face {
+    client: Client,
+    sink: Arc<dyn ClientSink>,
+    calls: Arc<Mutex<HashMap<u64, tokio::task::AbortHandle>>>,
+}
+
+impl Face {
+    /// As `NativeStdio.sendRequests`, on the current connection. In the modern era each request
+    /// is a call of the Rust client (its `_meta`, headers and `input_required` rounds), whose
+    /// outcome comes back as the same event under the same id.
+    fn send_requests(&self, batch: &str) -> bool {
+        let (requests, failed) = read_batch(batch);
+        self.sink.emit_all(failed);
+        let Some(conn) = self.client.conn() else {
+            return false;
+        };
+        if conn.modern_version().is_none() {
+            return conn.transport().send(requests).is_ok();
+        }
+        for r in requests {
+            let id = r.id;
+            let method: String = serde_json::from_str(r.method_json).unwrap_or_default();
+            let params = r.params.map(str::to_owned);
+            let options = RequestOptions {
+                id: Some(id),
+                timeout_ms: Some(r.timeout_ms),
+                progress: r.progress,
+                ..RequestOptions::default()
+            };
+            let (client, sink, calls) =
+                (self.client.clone(), self.sink.clone(), self.calls.clone());
+            // Held while the task is registered: its own removal waits for that.
+            let mut registry = lock(&self.calls);
+            let task = crate::runtime::handle().spawn(async move {
+                let outcome = client
+                    .request_raw(&method, params.as_deref(), options)
+                    .await;
+                lock(&calls).remove(&id);
+                // A large result crosses unparsed, as the transports' do.
+                sink.emit(outcome_event_for(&*sink, id, outcome));
+            });
+            registry.insert(id, task.abort_handle());
+        }
+        true
+    }
+
+    /// Stdio with a caller-read stdout: a chunk of connection `generation`'s stdout; its events.
+    fn feed(&self, generation: f64, chunk: &[u8]) -> Delivery {
+        batch_of(
+            self.client
+                .conn_of(as_id(generation))
+                .map(|c| c.feed(chunk))
+                .unwrap_or_default(),
+        )
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -51,6 +110,14 @@ impl NativeClient {
             tasks: Arc::default(),
             stderr: false,
             calls: Arc::default(),
+        }
+    }
+
+    fn face(&self) -> Face {
+        Face {
+            client: self.client.clone(),
+            sink: self.sink.clone(),
+            calls: self.calls.clone(),
         }
     }
 
@@ -247,40 +314,36 @@ impl NativeClient {
     /// outcome comes back as the same event under the same id.
     #[napi]
     pub fn send_requests(&self, env: Env, batch: String) -> Result<bool> {
+        guard(&env, || Ok(self.face().send_requests(&batch)))
+    }
+
+    /// `sendRequests` and `feed` as plain functions over this client (see `hot.rs`): the same
+    /// calls without napi-rs's per-call work for a method. `core.js` makes its calls through them.
+    #[napi(
+        ts_return_type = "{ sendRequests(batch: string): boolean; feed(generation: number, chunk: Uint8Array): string | string[] }"
+    )]
+    pub fn hot(&self, env: Env) -> Result<Object<'_>> {
         guard(&env, || {
-            let (requests, failed) = read_batch(&batch);
-            self.sink.emit_all(failed);
-            let Some(conn) = self.client.conn() else {
-                return Ok(false);
-            };
-            if conn.modern_version().is_none() {
-                return Ok(conn.transport().send(requests).is_ok());
+            let face = Arc::new(self.face());
+            let send = hot_function(&env, "sendRequests", face.clone(), |face, env, args| {
+                to_js(env, face.send_requests(&string(env, args[0])?))
+            })?;
+            let feed = hot_function(&env, "feed", face, |face, env, args| {
+                let generation = number(env, args[0])?;
+                // SAFETY: the chunk is read within this call only.
+                let chunk = unsafe { bytes(env, args[1])? };
+                to_js(env, face.feed(generation, chunk))
+            })?;
+            let mut hot = Object::new(&env)?;
+            // SAFETY: both values were just made on this env.
+            unsafe {
+                hot.set_named_property(
+                    "sendRequests",
+                    Unknown::from_raw_unchecked(env.raw(), send),
+                )?;
+                hot.set_named_property("feed", Unknown::from_raw_unchecked(env.raw(), feed))?;
             }
-            for r in requests {
-                let id = r.id;
-                let method: String = serde_json::from_str(r.method_json).unwrap_or_default();
-                let params = r.params.map(str::to_owned);
-                let options = RequestOptions {
-                    id: Some(id),
-                    timeout_ms: Some(r.timeout_ms),
-                    progress: r.progress,
-                    ..RequestOptions::default()
-                };
-                let (client, sink, calls) =
-                    (self.client.clone(), self.sink.clone(), self.calls.clone());
-                // Held while the task is registered: its own removal waits for that.
-                let mut registry = lock(&self.calls);
-                let task = crate::runtime::handle().spawn(async move {
-                    let outcome = client
-                        .request_raw(&method, params.as_deref(), options)
-                        .await;
-                    lock(&calls).remove(&id);
-                    // A large result crosses unparsed, as the transports' do.
-                    sink.emit(outcome_event_for(&*sink, id, outcome));
-                });
-                registry.insert(id, task.abort_handle());
-            }
-            Ok(true)
+            Ok(hot)
         })
     }
 
@@ -394,13 +457,7 @@ impl NativeClient {
     /// Stdio with a caller-read stdout: a chunk of connection `generation`'s stdout; its events.
     #[napi(ts_return_type = "string | string[]")]
     pub fn feed(&self, env: Env, generation: f64, chunk: &[u8]) -> Result<Delivery> {
-        guard(&env, || {
-            Ok(batch_of(
-                self.conn_of(generation)
-                    .map(|c| c.feed(chunk))
-                    .unwrap_or_default(),
-            ))
-        })
+        guard(&env, || Ok(self.face().feed(generation, chunk)))
     }
 
     /// Stdio with a caller-read stdout: connection `generation`'s stdout ended; its last events.

@@ -12,6 +12,7 @@ mod convert;
 mod errors;
 pub mod files;
 mod host;
+mod hot;
 mod http;
 mod manager;
 pub mod oauth;
