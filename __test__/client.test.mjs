@@ -396,6 +396,33 @@ describe("a client's plain functions (NativeClient.hot)", () => {
     expect(await waitFor(() => !alive(pid), 5000)).toBe(true)
   }, 30000)
 
+  // The functions' state goes with the worker's engine: the host runs on, the server is gone.
+  it('a worker thread that ends holding a connected MCPClient leaves the host running', async () => {
+    const { Worker } = await import('node:worker_threads')
+    const code = `
+      const { MCPClient } = require(${JSON.stringify(ROOT)})
+      const { parentPort } = require('node:worker_threads')
+      ;(async () => {
+        const c = new MCPClient('w', ${JSON.stringify(fixture())})
+        await c.connect()
+        globalThis.kept = [c, await c.callTool('echo', { message: 'x'.repeat(100 << 10) })]
+        parentPort.postMessage(c.transport.pid)
+        process.exit(0)
+      })()`
+    for (let i = 0; i < 2; i++) {
+      const worker = new Worker(code, { eval: true })
+      const exited = new Promise((resolve) => worker.once('exit', resolve))
+      const pid = await new Promise((resolve, reject) => {
+        worker.once('message', resolve)
+        worker.once('error', reject)
+      })
+      expect(await exited).toBe(0)
+      expect(await waitFor(() => !alive(pid), 5000)).toBe(true)
+    }
+    const client = track(await MCPClient.connect('fx', fixture()))
+    expect(await client.request('echo', { after: 'workers' })).toEqual({ after: 'workers' })
+  }, 30000)
+
   it('refuse arguments of the wrong kind with an Error, and keep working', async () => {
     const client = track(new MCPClient('fx', fixture()))
     await client.connect()
