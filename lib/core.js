@@ -4,6 +4,7 @@
 // Everything else (framing, correlation, deadlines, process lifecycle) is in Rust.
 
 const net = require('node:net')
+const { isMainThread } = require('node:worker_threads')
 const native = require('../native.js')
 
 // The JS thread reads the server's stdout itself and hands each chunk to Rust to decode: one
@@ -298,6 +299,10 @@ let exitHookInstalled = false
 function installExitHook() {
   if (exitHookInstalled) return
   exitHookInstalled = true
+  // In a worker thread, 'exit' ends that thread only, and the addon's list of servers is the whole
+  // process's: killing it there took the host's servers down with the worker. A worker's own
+  // servers go with its environment (their native objects are finalized with it).
+  if (!isMainThread) return
   // No server may outlive the host process.
   process.on('exit', () => native.killAllChildren())
 }
@@ -608,7 +613,9 @@ class NativeTransport {
     /** @type {{ _onClientEvent(ev: any[]): void } | null} the client this is the face of, if any */
     this._client = null
     /** @type {(batch: string) => boolean} `_native.sendRequests`, set by `_bindCalls` */
-    this._sendRequests = () => false
+    this._sendRequests = () => {
+      throw new Error('internal: a transport made without _bindCalls()')
+    }
     /** @type {((generation: number, chunk: Uint8Array) => string | string[]) | null} a client face's `feed` */
     this._feedAt = null
   }

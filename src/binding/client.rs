@@ -325,12 +325,14 @@ impl NativeClient {
     pub fn hot(&self, env: Env) -> Result<Object<'_>> {
         guard(&env, || {
             let face = Arc::new(self.face());
+            // SAFETY (both bodies): `args` are the values of the current call on `env`, and the
+            // chunk is read within it, before any JS runs.
             let send = hot_function(&env, "sendRequests", face.clone(), |face, env, args| {
-                to_js(env, face.send_requests(&string(env, args[0])?))
+                let batch = unsafe { string(env, args[0])? };
+                to_js(env, face.send_requests(&batch))
             })?;
             let feed = hot_function(&env, "feed", face, |face, env, args| {
-                let generation = number(env, args[0])?;
-                // SAFETY: the chunk is read within this call only.
+                let generation = unsafe { number(env, args[0])? };
                 let chunk = unsafe { bytes(env, args[1])? };
                 to_js(env, face.feed(generation, chunk))
             })?;

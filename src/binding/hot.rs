@@ -51,12 +51,14 @@ pub(super) fn hot_function<S: 'static>(
         )
     };
     if made != sys::Status::napi_ok {
-        // SAFETY: the function was not made, so nothing else holds `data`.
+        // SAFETY: no function was handed out (one half made is unreachable and never called),
+        // so nothing else reads `data`.
         drop(unsafe { Box::from_raw(data) });
         return Err(Error::from_reason("could not make a function"));
     }
     // SAFETY: as above; from here the finalizer owns `data` (it runs once, when the engine
-    // collects the function or the env ends).
+    // collects the function or the env ends: on Node always, on Bun since it runs N-API
+    // finalizers at teardown, which the worker test in client.test.mjs checks).
     let attached = unsafe {
         sys::napi_add_finalizer(
             raw_env,
@@ -95,6 +97,10 @@ unsafe extern "C" fn trampoline<S>(
         )
     };
     if status != sys::Status::napi_ok || data.is_null() {
+        // SAFETY: `env` is this callback's, on its own thread.
+        unsafe {
+            JsError::from(Error::from_reason("could not read the call's arguments")).throw_into(env)
+        };
         return null_mut();
     }
     // SAFETY: `data` is the `Hot<S>` this function was made with (`hot_function`), alive
@@ -117,9 +123,12 @@ unsafe extern "C" fn finalize<S>(_env: sys::napi_env, data: *mut c_void, _hint: 
 }
 
 /// Argument `value` as a number (as napi-rs reads an `f64`).
-pub(super) fn number(env: &Env, value: sys::napi_value) -> Result<f64> {
+///
+/// # Safety
+/// `value` must be a value of the current call on `env`.
+pub(super) unsafe fn number(env: &Env, value: sys::napi_value) -> Result<f64> {
     let mut n = 0.0;
-    // SAFETY: `value` is an argument of the current call on `env`.
+    // SAFETY: the caller's.
     check_status!(
         unsafe { sys::napi_get_value_double(env.raw(), value, &mut n) },
         "expected a number"
@@ -130,21 +139,17 @@ pub(super) fn number(env: &Env, value: sys::napi_value) -> Result<f64> {
 /// Argument `value` as the bytes of a `Uint8Array` (a `Buffer` is one), borrowed for the call.
 ///
 /// # Safety
-/// The slice must not outlive the current call (the engine may move or free the bytes after it).
+/// `value` must be a value of the current call on `env`, and the slice must not outlive that
+/// call nor live while JS runs (JS could detach, transfer or resize its buffer; another thread
+/// could write a view over a `SharedArrayBuffer`), as with napi-rs's `&[u8]`.
 pub(super) unsafe fn bytes<'a>(env: &Env, value: sys::napi_value) -> Result<&'a [u8]> {
     let mut kind = sys::TypedarrayType::uint8_array;
     let mut len = 0usize;
     let mut ptr = null_mut();
     let mut buffer = null_mut();
     let mut offset = 0usize;
-    let mut is_typed = false;
-    // SAFETY: `value` is an argument of the current call on `env`.
-    check_status!(unsafe { sys::napi_is_typedarray(env.raw(), value, &mut is_typed) })?;
-    if !is_typed {
-        return Err(Error::new(Status::InvalidArg, "expected a Uint8Array"));
-    }
-    // SAFETY: as above; `value` is a typed array.
-    check_status!(unsafe {
+    // SAFETY: the caller's (a value that is not a typed array gives `napi_invalid_arg`).
+    let status = unsafe {
         sys::napi_get_typedarray_info(
             env.raw(),
             value,
@@ -154,20 +159,24 @@ pub(super) unsafe fn bytes<'a>(env: &Env, value: sys::napi_value) -> Result<&'a 
             &mut buffer,
             &mut offset,
         )
-    })?;
-    if kind != sys::TypedarrayType::uint8_array {
+    };
+    if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
         return Err(Error::new(Status::InvalidArg, "expected a Uint8Array"));
     }
     if len == 0 || ptr.is_null() {
         return Ok(&[]);
     }
-    // SAFETY: N-API gives `len` bytes at `ptr` (the view's start), alive for the current call.
+    // SAFETY: for a `Uint8Array` N-API's length is its byte count, and `ptr` its first byte (the
+    // byte offset already applied); alive for the current call (the caller's contract).
     Ok(unsafe { std::slice::from_raw_parts(ptr as *const u8, len) })
 }
 
 /// Argument `value` as a string (UTF-8).
-pub(super) fn string(env: &Env, value: sys::napi_value) -> Result<String> {
-    // SAFETY: `value` is an argument of the current call on `env`; napi-rs reads a `String` so.
+///
+/// # Safety
+/// `value` must be a value of the current call on `env`.
+pub(super) unsafe fn string(env: &Env, value: sys::napi_value) -> Result<String> {
+    // SAFETY: the caller's; napi-rs reads a `String` so.
     unsafe { String::from_napi_value(env.raw(), value) }
 }
 
