@@ -301,7 +301,10 @@ function installExitHook() {
   exitHookInstalled = true
   // In a worker thread, 'exit' ends that thread only, and the addon's list of servers is the whole
   // process's: killing it there took the host's servers down with the worker. A worker's own
-  // servers go with its environment (their native objects are finalized with it).
+  // servers go with its environment (their native objects are finalized with it). A process that
+  // uses the package in workers only and exits from the main thread has no hook then; the kill of a
+  // finalized object runs on the I/O thread, and on Linux a server also gets SIGTERM when that
+  // thread ends (PR_SET_PDEATHSIG); elsewhere its stdin's end is what is left to stop it.
   if (!isMainThread) return
   // No server may outlive the host process.
   process.on('exit', () => native.killAllChildren())
@@ -616,11 +619,12 @@ class NativeTransport {
     this._sendRequests = () => {
       throw new Error('internal: a transport made without _bindCalls()')
     }
-    /** @type {((generation: number, chunk: Uint8Array) => string | string[]) | null} a client face's `feed` */
+    /** @type {((generation: number, chunk: Uint8Array) => string | string[]) | null} a client face's `feed` (null for a transport of its own, whose `feed` takes no generation) */
     this._feedAt = null
   }
 
-  /** After `_native` is set: a client's plain functions (NativeClient.hot), else its methods. */
+  /** After `_native` is set: a client's plain functions (NativeClient.hot), else the methods of a
+   * transport of its own (which reads no generation: `_feedAt` stays null). */
   _bindCalls() {
     const n = /** @type {any} */ (this._native)
     const hot = typeof n.hot === 'function' ? n.hot() : null
