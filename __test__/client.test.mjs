@@ -439,9 +439,8 @@ describe("a client's plain functions (NativeClient.hot)", () => {
     expect(() => hot.feed(1, new Uint16Array(4))).toThrow(/Uint8Array/)
     expect(() => hot.feed('one', new Uint8Array(4))).toThrow(Error)
     expect(() => hot.sendRequests(42)).toThrow(Error)
-    // a generation that is not the client's: no events, as the method gives
-    expect(JSON.parse(hot.feed(999, new Uint8Array(0)))).toEqual([])
-    expect(hot.feed(999, new Uint8Array(0))).toBe(client._face._native.feed(999, new Uint8Array(0)))
+    // a generation that is not the client's: no events
+    expect(hot.feed(999, new Uint8Array(0))).toBe('[]')
     // an empty batch sends nothing, on a live connection
     expect(hot.sendRequests('')).toBe(true)
     expect(await client.request('echo', { still: 1 })).toEqual({ still: 1 })

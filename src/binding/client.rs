@@ -37,7 +37,7 @@ pub struct NativeClient {
     calls: Arc<Mutex<HashMap<u64, tokio::task::AbortHandle>>>,
 }
 
-/// What `sendRequests` and `feed` work on: shared by the methods and by the functions of `hot`.
+/// What the functions of `NativeClient.hot` (`sendRequests`, `feed`) work on.
 struct Face {
     client: Client,
     sink: Arc<dyn ClientSink>,
@@ -110,14 +110,6 @@ impl NativeClient {
             tasks: Arc::default(),
             stderr: false,
             calls: Arc::default(),
-        }
-    }
-
-    fn face(&self) -> Face {
-        Face {
-            client: self.client.clone(),
-            sink: self.sink.clone(),
-            calls: self.calls.clone(),
         }
     }
 
@@ -309,22 +301,20 @@ impl NativeClient {
 
     // --- the transport face (the current connection) ------------------------------------------
 
-    /// As `NativeStdio.sendRequests`, on the current connection. In the modern era each request
-    /// is a call of the Rust client (its `_meta`, headers and `input_required` rounds), whose
-    /// outcome comes back as the same event under the same id.
-    #[napi]
-    pub fn send_requests(&self, env: Env, batch: String) -> Result<bool> {
-        guard(&env, || Ok(self.face().send_requests(&batch)))
-    }
-
-    /// `sendRequests` and `feed` as plain functions over this client (see `hot.rs`): the same
-    /// calls without napi-rs's per-call work for a method. `core.js` makes its calls through them.
+    /// `sendRequests` (as `NativeStdio.sendRequests`, on the current connection) and `feed` (a
+    /// chunk of connection `generation`'s stdout, read by the caller; its events) as plain
+    /// functions over this client (see `hot.rs`): without napi-rs's per-call work for a method.
+    /// `core.js` makes a client's calls through them.
     #[napi(
         ts_return_type = "{ sendRequests(batch: string): boolean; feed(generation: number, chunk: Uint8Array): string | string[] }"
     )]
     pub fn hot(&self, env: Env) -> Result<Object<'_>> {
         guard(&env, || {
-            let face = Arc::new(self.face());
+            let face = Arc::new(Face {
+                client: self.client.clone(),
+                sink: self.sink.clone(),
+                calls: self.calls.clone(),
+            });
             // SAFETY (both bodies): `args` are the values of the current call on `env`, and the
             // chunk is read within it, before any JS runs.
             let send = hot_function(&env, "sendRequests", face.clone(), |face, env, args| {
@@ -454,12 +444,6 @@ impl NativeClient {
                 _ => None,
             })
         })
-    }
-
-    /// Stdio with a caller-read stdout: a chunk of connection `generation`'s stdout; its events.
-    #[napi(ts_return_type = "string | string[]")]
-    pub fn feed(&self, env: Env, generation: f64, chunk: &[u8]) -> Result<Delivery> {
-        guard(&env, || Ok(self.face().feed(generation, chunk)))
     }
 
     /// Stdio with a caller-read stdout: connection `generation`'s stdout ended; its last events.
