@@ -1,7 +1,7 @@
 // Focused stdio benchmark: 64 requests in flight, mcp-native vs a raw JSONL client in plain Node
 // (the floor), one client per process so that each gets a clean heap and CPU accounting.
 //
-//   node bench/stdio-inflight.mjs native|client|raw [in-flight, default 64; 1 = sequential]
+//   node bench/stdio-inflight.mjs native|client|raw [in-flight, default 64; 1 = sequential] [calls]
 //
 // native: the package's transport (`createStdioTransport` + `request`); client: the agent's call
 // path (`connectToServer` + `callTool`), what `npm run bench` measures; raw: the floor.
@@ -17,7 +17,7 @@ import { inFlightRate, sequentialRate } from './rates.mjs'
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', '__test__', 'fixture', 'server.mjs')
 const K = Number(process.argv[3] ?? 64)
-const N = K === 1 ? 10000 : 40000
+const N = Number(process.argv[4] ?? (K === 1 ? 10000 : 40000))
 
 const run = (call) => (K === 1 ? sequentialRate(call, N) : inFlightRate(call, N, K))
 
@@ -61,7 +61,7 @@ if (process.argv[2] === 'raw') {
   })
   const call = () =>
     new Promise((resolve) => {
-      const i = String(id++)
+      const i = JSON.stringify(id++) // not String(): see NOTES.md, "Young collections"
       pending.set(i, resolve)
       child.stdin.write(
         `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } })}\n`,
