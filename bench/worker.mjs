@@ -94,11 +94,22 @@ const httpClients = (url) => ({
 // ---------------------------------------------------------------------------------------------
 // Measuring tools.
 
+/**
+ * The echo texts, made once: call i sends TEXTS[i % 4096], so calls in flight together send
+ * different texts. Not `m${i}` made in the call: V8 makes a number's text in its old generation
+ * (its number-to-string cache), and one such string a call made every client's young
+ * collections keep ~10x more, ~1.5 µs a call at 64 in flight on Node (bench/NOTES.md, "Young
+ * collections"): the bench measured V8's cache, not the clients.
+ */
+const TEXTS = Array.from({ length: 4096 }, (_, k) => `m${k}`)
+
 /** An echo call that checks its answer (every client pays the same check). */
-const echo = (c, tool, i) =>
-  c.callTool(tool, { message: `m${i}` }).then((r) => {
-    if (r.content[0].text !== `m${i}`) throw new Error(`wrong echo: ${JSON.stringify(r).slice(0, 200)}`)
+const echo = (c, tool, i) => {
+  const text = TEXTS[i & 4095]
+  return c.callTool(tool, { message: text }).then((r) => {
+    if (r.content[0].text !== text) throw new Error(`wrong echo: ${JSON.stringify(r).slice(0, 200)}`)
   })
+}
 
 /** CPU milliseconds `pid` has used (utime + stime from /proc, 100 Hz ticks). */
 function cpuMs(pid) {
