@@ -449,12 +449,21 @@ describe('7. one conversion for every config number; every config error names it
 describe('8. no request vanishes', () => {
   it('params that are not a JSON object reject at once with a clear error', async () => {
     for (const t of [await stdio(), await http()]) {
-      for (const params of [() => 1, 5, 'text', Symbol('s')]) {
+      // objects too, where what JSON.stringify writes is not an object: toJSON (own or
+      // inherited), a boxed primitive
+      class Dated {
+        toJSON() {
+          return 'a date'
+        }
+      }
+      for (const params of [() => 1, 5, 'text', Symbol('s'), { toJSON: () => 1 }, new Dated(), new Number(5), new String('x')]) {
         const r = await settle(t.request('echo', params, { timeout: 5000 }))
         expect(r.error).toBeInstanceOf(Error)
         expect(r.error.code).toBe('MCP_INVALID_PARAMS')
       }
       expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
+      // an object without Object.prototype is checked by its text, and is fine
+      expect(await t.request('echo', Object.assign(Object.create(null), { bare: 1 }))).toEqual({ bare: 1 })
     }
   })
 

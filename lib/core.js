@@ -712,7 +712,7 @@ class NativeTransport {
       return Promise.reject(e)
     }
     // Requests made in the same tick go to Rust together: one call, one write.
-    this._queue.push(id, deadline, JSON.stringify(String(method)), body)
+    this._queue.push(id, deadline, methodJson(method), body)
     this._queuedLive++
     if (!this._flushQueued) {
       this._flushQueued = true
@@ -1021,8 +1021,28 @@ function paramsJson(params, progressToken) {
   } catch (err) {
     throw invalidParams(safeString(/** @type {any} */ (err)?.message))
   }
-  if (typeof body !== 'string' || (body[0] !== '{' && body[0] !== '[')) throw invalidParams('must serialize to a JSON object')
+  // An array, or an object with Object.prototype and no toJSON, is written as '[…]' or '{…}':
+  // only other objects (toJSON, boxed primitives, raw JSON) have the text's first character read.
+  // Reading it makes V8 flatten the text it built in parts, ~45 ns a request (Node 20).
+  const plain = typeof p.toJSON !== 'function' && (Array.isArray(p) || Object.getPrototypeOf(p) === Object.prototype)
+  if (typeof body !== 'string' || (!plain && body[0] !== '{' && body[0] !== '[')) throw invalidParams('must serialize to a JSON object')
   return body
+}
+
+let lastMethod = ''
+let lastMethodJson = '""'
+/**
+ * A method name as JSON text; the last one is kept (a client's calls are mostly one method, and
+ * a JSON.stringify costs ~40 ns).
+ * @param {unknown} method
+ */
+function methodJson(method) {
+  const m = String(method)
+  if (m !== lastMethod) {
+    lastMethodJson = JSON.stringify(m)
+    lastMethod = m
+  }
+  return lastMethodJson
 }
 
 /**
