@@ -776,6 +776,7 @@ class NativeTransport {
     this._queue = []
     this._queuedLive = 0
     let batch = ''
+    let last = -1
     const sent = []
     for (let i = 0; i < q.length; i += 4) {
       const id = /** @type {number} */ (q[i])
@@ -783,11 +784,14 @@ class NativeTransport {
       if (!entry) continue // aborted before it was sent
       entry.queued = false
       sent.push(id)
-      // JSON.stringify, not `${id}`: V8 (Node 20) turns a number into text through its
-      // number-to-string cache, whose strings it allocates in the old generation, and with one
-      // such string a request its young collections kept ~10x more (86 MB against 8 MB over
-      // 320,000 calls) and cost 1-1.5 µs of CPU a call (bench/NOTES.md, "Young collections").
-      batch += `${JSON.stringify(id)} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
+      // The id is left out where it is the one after the line before's (binding/convert.rs
+      // request_line). Where written, JSON.stringify, not `${id}`: V8 (Node 20) turns a number
+      // into text through its number-to-string cache, whose strings it allocates in the old
+      // generation, and with one such string a request its young collections kept ~10x more (86
+      // MB against 8 MB over 320,000 calls), 1-1.5 µs of CPU a call (bench/NOTES.md, "Young
+      // collections").
+      batch += `${id === last + 1 ? '' : JSON.stringify(id)} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
+      last = id
     }
     if (batch !== '' && !this._sendRequests(batch)) {
       // The connection just ended; its `closed` event rejects the rest with the details.

@@ -15,11 +15,17 @@ pub fn as_id(id: f64) -> u64 {
 }
 
 /// One line of the `sendRequests` batch: `<id> <timeoutMs> <method JSON string><params JSON>`,
-/// where the timeout may carry `r` (reset on progress) and `r<maxTotal>`. `Err` carries the id
-/// when it could be read, so that the request fails instead of vanishing.
-pub fn request_line(line: &str) -> Result<OutgoingRequest<'_>, Option<u64>> {
+/// where the timeout may carry `r` (reset on progress) and `r<maxTotal>`, and an empty id is the
+/// one after `previous` (the id of the line before; `core.js` writes the digits only where the
+/// ids skip, as JS makes every id's text in V8's number cache or with a JSON.stringify). `Err`
+/// carries the id when it could be read, so that the request fails instead of vanishing.
+pub fn request_line(previous: Option<u64>, line: &str) -> Result<OutgoingRequest<'_>, Option<u64>> {
     let (id, rest) = line.split_once(' ').ok_or(None)?;
-    let id: u64 = id.parse().map_err(|_| None)?;
+    let id: u64 = if id.is_empty() {
+        previous.and_then(|p| p.checked_add(1)).ok_or(None)?
+    } else {
+        id.parse().map_err(|_| None)?
+    };
     let bad = Some(id);
     if id > crate::jsonrpc::MAX_REQUEST_NUMBER {
         return Err(bad);
@@ -79,45 +85,59 @@ mod tests {
 
     #[test]
     fn request_lines() {
-        let r = request_line(r#"12 30000 "tools/call"{"name":"x"}"#).unwrap();
+        let r = request_line(None, r#"12 30000 "tools/call"{"name":"x"}"#).unwrap();
         assert_eq!(
             (r.id, r.timeout_ms, r.method_json, r.params),
             (12, 30000, r#""tools/call""#, Some(r#"{"name":"x"}"#))
         );
         assert!(r.cancellable && !r.opens_session);
-        let init = request_line(r#"1 100 "initialize"{}"#).unwrap();
+        let init = request_line(None, r#"1 100 "initialize"{}"#).unwrap();
         assert!(!init.cancellable && init.opens_session);
-        let r = request_line(r#"3 0.5 "a\"b\\"{}"#).unwrap();
+        let r = request_line(None, r#"3 0.5 "a\"b\\"{}"#).unwrap();
         assert_eq!(
             (r.timeout_ms, r.method_json, r.params),
             (1, r#""a\"b\\""#, Some("{}"))
         );
-        let r = request_line(r#"4 NaN "m""#).unwrap();
+        let r = request_line(None, r#"4 NaN "m""#).unwrap();
         assert_eq!((r.timeout_ms, r.params), (0, None));
-        let r = request_line(r#"5 100r250 "m"{}"#).unwrap();
+        let r = request_line(None, r#"5 100r250 "m"{}"#).unwrap();
         assert_eq!(
             (r.timeout_ms, r.progress.unwrap().max_total_ms),
             (100, Some(250))
         );
-        let r = request_line(r#"5 100.2r "m"[1]"#).unwrap();
+        let r = request_line(None, r#"5 100.2r "m"[1]"#).unwrap();
         assert_eq!(
             (r.timeout_ms, r.progress.unwrap().max_total_ms),
             (101, None)
         );
-        assert!(request_line(r#"5 100 "m"{}"#).unwrap().progress.is_none());
+        assert!(
+            request_line(None, r#"5 100 "m"{}"#)
+                .unwrap()
+                .progress
+                .is_none()
+        );
         // Lines that cannot be sent fail their request (when the id can be read), never vanish.
-        let err = |line| request_line(line).err().flatten();
+        let err = |line| request_line(None, line).err().flatten();
         assert_eq!(err(r#"x 1 "m"{}"#), None);
         assert_eq!(err(r#"1 1 "unterminated"#), Some(1));
         assert_eq!(err(r#"2 1 "m"undefined"#), Some(2));
         assert_eq!(err(r#"3 x "m"{}"#), Some(3));
         assert_eq!(err(r#"4 1rx "m"{}"#), Some(4));
-        assert!(request_line("7").is_err());
+        assert!(request_line(None, "7").is_err());
         // A number whose id on the wire a JS number would not hold exactly is refused.
         let max = crate::jsonrpc::MAX_REQUEST_NUMBER;
-        assert!(request_line(&format!(r#"{max} 1 "m"{{}}"#)).is_ok());
+        assert!(request_line(None, &format!(r#"{max} 1 "m"{{}}"#)).is_ok());
         let over = format!(r#"{} 1 "m"{{}}"#, max + 1);
-        assert_eq!(request_line(&over).err().flatten(), Some(max + 1));
+        assert_eq!(request_line(None, &over).err().flatten(), Some(max + 1));
+        // An empty id is the one after the line before's; with none before, the line is unread.
+        assert_eq!(request_line(Some(41), r#" 1 "m"{}"#).unwrap().id, 42);
+        assert_eq!(request_line(None, r#" 1 "m"{}"#).err(), Some(None));
+        assert_eq!(
+            request_line(Some(u64::MAX), r#" 1 "m"{}"#).err(),
+            Some(None)
+        );
+        let over = request_line(Some(max), r#" 1 "m"{}"#);
+        assert_eq!(over.err().flatten(), Some(max + 1));
     }
 
     #[test]

@@ -29,14 +29,21 @@ pub struct NativeStdio {
 pub(super) fn read_batch(batch: &str) -> (Vec<OutgoingRequest<'_>>, Vec<Event>) {
     let mut requests = Vec::new();
     let mut failed = Vec::new();
+    let mut previous = None;
     for line in batch.split_terminator('\n') {
-        match request_line(line) {
-            Ok(r) => requests.push(r),
-            Err(Some(id)) => failed.push(Event::Failed {
-                id,
-                error: McpError::Internal("a queued request could not be read".into()),
-            }),
-            Err(None) => {}
+        match request_line(previous, line) {
+            Ok(r) => {
+                previous = Some(r.id);
+                requests.push(r);
+            }
+            Err(Some(id)) => {
+                previous = Some(id);
+                failed.push(Event::Failed {
+                    id,
+                    error: McpError::Internal("a queued request could not be read".into()),
+                });
+            }
+            Err(None) => previous = None,
         }
     }
     (requests, failed)
@@ -204,5 +211,23 @@ impl NativeStdio {
     #[napi(getter)]
     pub fn pid(&self, env: Env) -> Result<Option<u32>> {
         guard(&env, || Ok(self.inner.as_ref().and_then(|t| t.pid())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_numbers_lines_without_an_id_after_the_line_before() {
+        let batch = "5 1 \"m\"{}\n 1 \"m\"{}\n 1 \"m\"oops\n 1 \"m\"{}\n9 1 \"m\"{}\n";
+        let (requests, failed) = read_batch(batch);
+        let ids: Vec<u64> = requests.iter().map(|r| r.id).collect();
+        assert_eq!(ids, [5, 6, 8, 9]);
+        assert!(matches!(failed[..], [Event::Failed { id: 7, .. }]));
+        // After a line whose id cannot be read, an empty id has nothing to follow.
+        let (requests, failed) = read_batch("x 1 \"m\"{}\n 1 \"m\"{}\n3 1 \"m\"{}\n");
+        assert_eq!(requests.iter().map(|r| r.id).collect::<Vec<_>>(), [3]);
+        assert!(failed.is_empty());
     }
 }
