@@ -456,7 +456,13 @@ describe('8. no request vanishes', () => {
           return 'a date'
         }
       }
-      for (const params of [() => 1, 5, 'text', Symbol('s'), { toJSON: () => 1 }, new Dated(), new Number(5), new String('x')]) {
+      const once = {
+        toJSON() {
+          delete this.toJSON
+          return 5
+        },
+      }
+      for (const params of [() => 1, 5, 'text', Symbol('s'), { toJSON: () => 1 }, new Dated(), new Number(5), new String('x'), once]) {
         const r = await settle(t.request('echo', params, { timeout: 5000 }))
         expect(r.error).toBeInstanceOf(Error)
         expect(r.error.code).toBe('MCP_INVALID_PARAMS')
@@ -464,6 +470,14 @@ describe('8. no request vanishes', () => {
       expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
       // an object without Object.prototype is checked by its text, and is fine
       expect(await t.request('echo', Object.assign(Object.create(null), { bare: 1 }))).toEqual({ bare: 1 })
+      // a method name that cannot become text: a rejection, not a throw
+      const named = {
+        toString: () => {
+          throw new Error('no name')
+        },
+      }
+      const r = await settle(t.request(/** @type {any} */ (named), {}))
+      expect(r.error?.message).toBe('no name')
     }
   })
 

@@ -98,7 +98,7 @@ const httpClients = (url) => ({
  * The echo texts, made once: call i sends TEXTS[i % 4096], so calls in flight together send
  * different texts. Not `m${i}` made in the call: V8 makes a number's text in its old generation
  * (its number-to-string cache), and one such string a call made every client's young
- * collections keep ~10x more, ~1.5 µs a call at 64 in flight on Node (bench/NOTES.md, "Young
+ * collections keep ~10x more, 1.3-1.7 µs a call at 64 in flight on Node (bench/NOTES.md, "Young
  * collections"): the bench measured V8's cache, not the clients.
  */
 const TEXTS = Array.from({ length: 4096 }, (_, k) => `m${k}`)
@@ -210,10 +210,11 @@ sections.stdio = async () => {
   // Every round starts each client, so each with a new server process, whose JIT takes ~60,000
   // calls to warm (by 20,000-call windows, 64 in flight, Node, 2026-12-02: ~120-150k calls/s
   // rising to ~230k, with the package and the floor alike). Those calls go first, untimed, so
-  // that the rounds measure the clients and not the server's warm-up.
-  const prepare = (c, cname) => inFlightRate(call(c, cname), PAR, 64)
+  // that the rounds measure the clients and not the server's warm-up (with --quick too).
+  const WARM = 60000
+  const prepare = (c, cname) => inFlightRate(call(c, cname), WARM, 64)
   const results = await rounds(clients, cases, { prepare })
-  results.serverCapacity = { pipe: { value: await pipeCapacity(PAR) } }
+  results.serverCapacity = { pipe: { value: await pipeCapacity(WARM, PAR) } }
   return results
 }
 
@@ -222,7 +223,7 @@ sections.stdio = async () => {
  * requests written at once, answers only counted (newlines), never parsed. What a client can reach
  * at most; the floor and the package far below it means the server is not what they measure.
  */
-async function pipeCapacity(total) {
+async function pipeCapacity(warm, total) {
   const one = []
   const measure = async () => {
     const child = spawn(SERVER_NODE, SERVER_ARGS, { stdio: ['pipe', 'pipe', 'inherit'] })
@@ -231,8 +232,8 @@ async function pipeCapacity(total) {
       (_, i) =>
         `${JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'm' } } })}\n`,
     ).join('')
-    // The first `total` answers warm the server's JIT (see sections.stdio); the next are timed.
-    const all = 2 * total
+    // The first `warm` answers warm the server's JIT (see sections.stdio); the next are timed.
+    const all = warm + total
     let answered = 0
     let sent = 0
     let t0 = 0
@@ -249,14 +250,14 @@ async function pipeCapacity(total) {
     }
     child.stdout.on('data', (chunk) => {
       let i = -1
-      while ((i = chunk.indexOf(10, i + 1)) !== -1) if (++answered === total) t0 = performance.now()
+      while ((i = chunk.indexOf(10, i + 1)) !== -1) if (++answered === warm) t0 = performance.now()
       if (answered >= all) done()
       else refill()
     })
     await sleep(200) // the server starts
     refill()
     await finished
-    const rate = (answered - total) / ((performance.now() - t0) / 1000)
+    const rate = (answered - warm) / ((performance.now() - t0) / 1000)
     child.stdin.end()
     await new Promise((r) => child.once('exit', r))
     return rate
@@ -346,8 +347,8 @@ sections.modern = async () => {
         withServerLoad([server.pid], () =>
           sequentialRate(
             (i) =>
-              c.callTool('echo', { message: `m${i}` }).then((r) => {
-                if (r.content[0].text !== JSON.stringify({ message: `m${i}` })) throw new Error('wrong modern echo')
+              c.callTool('echo', { message: TEXTS[i & 4095] }).then((r) => {
+                if (r.content[0].text !== JSON.stringify({ message: TEXTS[i & 4095] })) throw new Error('wrong modern echo')
               }),
             SEQ,
           ),

@@ -701,7 +701,9 @@ class NativeTransport {
     const reset = !!options?.resetTimeoutOnProgress
     let body
     let deadline
+    let methodText
     try {
+      methodText = methodJson(method)
       body = paramsJson(params, onProgress || reset ? id : undefined)
       deadline = String(timeoutOf(options && options.timeout !== undefined ? options : this.config))
       if (reset) {
@@ -712,7 +714,7 @@ class NativeTransport {
       return Promise.reject(e)
     }
     // Requests made in the same tick go to Rust together: one call, one write.
-    this._queue.push(id, deadline, methodJson(method), body)
+    this._queue.push(id, deadline, methodText, body)
     this._queuedLive++
     if (!this._flushQueued) {
       this._flushQueued = true
@@ -776,7 +778,7 @@ class NativeTransport {
     this._queue = []
     this._queuedLive = 0
     let batch = ''
-    let last = -1
+    let last = Number.NaN // no line before: the first line's id is written
     const sent = []
     for (let i = 0; i < q.length; i += 4) {
       const id = /** @type {number} */ (q[i])
@@ -787,9 +789,8 @@ class NativeTransport {
       // The id is left out where it is the one after the line before's (binding/convert.rs
       // request_line). Where written, JSON.stringify, not `${id}`: V8 (Node 20) turns a number
       // into text through its number-to-string cache, whose strings it allocates in the old
-      // generation, and with one such string a request its young collections kept ~10x more (86
-      // MB against 8 MB over 320,000 calls), 1-1.5 µs of CPU a call (bench/NOTES.md, "Young
-      // collections").
+      // generation, and with one such string a request its young collections kept ~10x more
+      // (bench/NOTES.md, "Young collections").
       batch += `${id === last + 1 ? '' : JSON.stringify(id)} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
       last = id
     }
@@ -1020,15 +1021,18 @@ function paramsJson(params, progressToken) {
   let p = params ?? {}
   if (progressToken !== undefined) p = { ...p, _meta: { ...(p._meta || {}), progressToken } }
   let body
+  let plain
   try {
+    // An array, or an object with Object.prototype and no toJSON, is written as '[…]' or '{…}':
+    // only other objects (toJSON, boxed primitives, raw JSON) have the text's first character
+    // read. Reading it makes V8 flatten the text it built in parts, ~45 ns a request (Node 20).
+    // (Read before JSON.stringify, which may run a toJSON that changes the object; a text that is
+    // not '{…}'/'[…]' all the same fails its request in Rust, binding/convert.rs request_line.)
+    plain = typeof p.toJSON !== 'function' && (Array.isArray(p) || Object.getPrototypeOf(p) === Object.prototype)
     body = JSON.stringify(p)
   } catch (err) {
     throw invalidParams(safeString(/** @type {any} */ (err)?.message))
   }
-  // An array, or an object with Object.prototype and no toJSON, is written as '[…]' or '{…}':
-  // only other objects (toJSON, boxed primitives, raw JSON) have the text's first character read.
-  // Reading it makes V8 flatten the text it built in parts, ~45 ns a request (Node 20).
-  const plain = typeof p.toJSON !== 'function' && (Array.isArray(p) || Object.getPrototypeOf(p) === Object.prototype)
   if (typeof body !== 'string' || (!plain && body[0] !== '{' && body[0] !== '[')) throw invalidParams('must serialize to a JSON object')
   return body
 }

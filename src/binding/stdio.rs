@@ -88,8 +88,9 @@ impl NativeStdio {
     }
 
     /// Sends the requests queued by `core.js` in one tick, as one text of lines
-    /// `<id> <timeoutMs> <method as JSON string><params JSON>\n` (JSON text never holds a raw
-    /// newline). Returns false when the connection is gone (a `closed` event is on its way).
+    /// `<id> <timeoutMs> <method as JSON string><params JSON>\n`, where an empty id is the one
+    /// after the line before's (`convert::request_line`; JSON text never holds a raw newline).
+    /// Returns false when the connection is gone (a `closed` event is on its way).
     #[napi]
     pub fn send_requests(&self, env: Env, batch: String) -> Result<bool> {
         guard(&env, || {
