@@ -778,21 +778,20 @@ class NativeTransport {
     this._queue = []
     this._queuedLive = 0
     let batch = ''
-    let last = Number.NaN // no line before: the first line's id is written
     const sent = []
     for (let i = 0; i < q.length; i += 4) {
       const id = /** @type {number} */ (q[i])
       const entry = this._pending.get(id)
       if (!entry) continue // aborted before it was sent
       entry.queued = false
-      sent.push(id)
       // The id is left out where it is the one after the line before's (binding/convert.rs
-      // request_line). Where written, JSON.stringify, not `${id}`: V8 (Node 20) turns a number
-      // into text through its number-to-string cache, whose strings it allocates in the old
-      // generation, and with one such string a request its young collections kept ~10x more
-      // (bench/NOTES.md, "Young collections").
-      batch += `${id === last + 1 ? '' : JSON.stringify(id)} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
-      last = id
+      // request_line; the first line's is always written). Where written, JSON.stringify, not
+      // `${id}`: V8 (Node 20) turns a number into text through its number-to-string cache, whose
+      // strings it allocates in the old generation, and with one such string a request its young
+      // collections kept ~10x more (bench/NOTES.md, "Young collections").
+      const follows = sent.length > 0 && id === sent[sent.length - 1] + 1
+      sent.push(id)
+      batch += `${follows ? '' : JSON.stringify(id)} ${q[i + 1]} ${q[i + 2]}${q[i + 3]}\n`
     }
     if (batch !== '' && !this._sendRequests(batch)) {
       // The connection just ended; its `closed` event rejects the rest with the details.
