@@ -66,10 +66,38 @@ function plan() {
 const WORKER_ENV = { ...process.env }
 delete WORKER_ENV.NODE_EXTRA_CA_CERTS
 
+/**
+ * The bench's HTTP server (bench/http-server-rs), built here in release (~15 s the first time):
+ * its path. `--http-server=fixture` runs the `http` section on the tests' fixture instead.
+ */
+function httpServer() {
+  if (opt('http-server')) return opt('http-server')
+  const cargo = spawnSync('cargo', ['build', '--release', '-p', 'mcp-native-bench-http', '--message-format=json-render-diagnostics'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 2 ** 20,
+  })
+  const built = (cargo.stdout ?? '')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
+    .find((m) => m.reason === 'compiler-artifact' && m.target?.name === 'bench-http-server' && m.executable)
+  if (cargo.status !== 0 || !built) throw new Error(`building the bench's HTTP server failed (cargo exit ${cargo.status})`)
+  return built.executable
+}
+const HTTP_SERVER = saved || (ONLY && !ONLY.includes('http')) ? null : httpServer()
+
 /** Runs one worker; resolves with its RESULT object. */
 function worker(runtime, section, extra) {
   const script = join(ROOT, 'bench', 'worker.mjs')
-  const common = [`--section=${section}`, `--server-node=${NODE}`, ...(QUICK ? ['--quick'] : []), ...extra]
+  const common = [
+    `--section=${section}`,
+    `--server-node=${NODE}`,
+    ...(HTTP_SERVER ? [`--http-server=${HTTP_SERVER}`] : []),
+    ...(QUICK ? ['--quick'] : []),
+    ...extra,
+  ]
   const [cmd, args] = runtime === 'bun' ? [BUN, [script, ...common]] : [NODE, ['--expose-gc', '--no-warnings', script, ...common]]
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: ROOT, env: WORKER_ENV, stdio: ['ignore', 'pipe', 'inherit'] })
@@ -235,6 +263,7 @@ for (const rt of RUNTIMES) {
       if (v.block !== undefined) row[`${c} block ms`] = fmt(v.block, 1)
       if (v.serverBusy !== undefined) row[`${c} server %`] = fmt(v.serverBusy, 0)
       if (v.httpServerBusy !== undefined) row[`${c} server %`] = fmt(v.httpServerBusy, 0)
+      if (v.httpServerUs !== undefined) row[`${c} server µs`] = fmt(v.httpServerUs, 1)
     }
     table.push(row)
   }

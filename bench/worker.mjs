@@ -5,8 +5,9 @@
 // all alike) and each value is the median of the rounds.
 // Clients: `package` (this package as the agent calls it: connectToServer + callTool / listTools,
 // from the package root), `floor` (bench/floor.mjs, this runtime's plain client) and, on Node,
-// `sdk` (the official TypeScript SDK's Client). Servers are the project's fixtures, always run
-// by the same Node (--server-node, default `node`), whatever the runtime measured.
+// `sdk` (the official TypeScript SDK's Client). Servers are the project's own, the same whatever
+// the runtime measured: the fixtures run by one Node (--server-node, default `node`), and for the
+// `http` section the bench's HTTP server (--http-server, see HTTP_SERVER).
 import { readFileSync, readdirSync } from 'node:fs'
 import { spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -32,6 +33,10 @@ const SERVER_NODE = args.get('server-node') ?? 'node'
 const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 const HTTP_FIXTURE = join(ROOT, '__test__', 'fixture', 'http-server.mjs')
 const MODERN_FIXTURE = join(ROOT, '__test__', 'fixture', 'modern-server.mjs')
+// The `http` section's server: the bench's own (bench/http-server-rs, built by bench/run.mjs,
+// which passes its path), or `fixture` for the tests' fixture on Node (the server of runs before
+// 2026-12-02; much slower a request, see bench/NOTES.md).
+const HTTP_SERVER = args.get('http-server')
 const ROUNDS = Number(args.get('rounds') ?? (QUICK ? 3 : 5))
 
 const log = (...a) => process.stderr.write(`  [${IS_BUN ? 'bun' : 'node'} ${SECTION}] ${a.join(' ')}\n`)
@@ -317,29 +322,33 @@ sections.large = async () => {
 
 /** Streamable HTTP (the fixture's HTTP mode): JSON and SSE replies, sequential and 32 in flight. */
 sections.http = async () => {
-  // quick: the SDK (~1k calls/s here) takes most of the section's time
+  // Calls a case: the SDK (~1.5-2.5k calls/s here) takes most of the section's time with these;
+  // the other clients (7-100k calls/s) make 5 times as many, so that a case lasts ~0.2-0.5 s.
   const SEQ = QUICK ? 200 : 1000
   const PAR = QUICK ? 600 : 4000
-  const server = await startHttpServer(HTTP_FIXTURE, [])
+  const n = (cname, k) => (cname === 'sdk' ? k : k * 5)
+  if (!HTTP_SERVER) throw new Error('--section=http needs --http-server=PATH (bench/run.mjs builds and passes it) or =fixture')
+  const server = await (HTTP_SERVER === 'fixture' ? startHttpServer(SERVER_NODE, [HTTP_FIXTURE]) : startHttpServer(HTTP_SERVER, []))
   try {
     const load = (fn) => withServerLoad([server.pid], fn)
     const cases = {
-      jsonSequential: (c) => load(() => sequentialRate((i) => echo(c, 'echo', i), SEQ)).then(busyOf),
-      json32: (c) => load(() => inFlightRate((i) => echo(c, 'echo', i), PAR, 32)).then(busyOf),
-      sseSequential: (c) => load(() => sequentialRate((i) => echo(c, 'echo-sse', i), SEQ)).then(busyOf),
-      sse32: (c) => load(() => inFlightRate((i) => echo(c, 'echo-sse', i), PAR, 32)).then(busyOf),
+      jsonSequential: (c, cn) => load(() => sequentialRate((i) => echo(c, 'echo', i), n(cn, SEQ))).then(busyOf),
+      json32: (c, cn) => load(() => inFlightRate((i) => echo(c, 'echo', i), n(cn, PAR), 32)).then(busyOf),
+      sseSequential: (c, cn) => load(() => sequentialRate((i) => echo(c, 'echo-sse', i), n(cn, SEQ))).then(busyOf),
+      sse32: (c, cn) => load(() => inFlightRate((i) => echo(c, 'echo-sse', i), n(cn, PAR), 32)).then(busyOf),
     }
     return await rounds(httpClients(server.url), cases)
   } finally {
     await server.close()
   }
 }
-const busyOf = (m) => ({ value: m.value, httpServerBusy: m.busy })
+// the server's CPU a request (µs) too: busy % of a core ÷ requests a second
+const busyOf = (m) => ({ value: m.value, httpServerBusy: m.busy, httpServerUs: (m.busy / 100 / m.value) * 1e6 })
 
 /** The package in the 2026-07-28 era against the modern fixture over HTTP, sequential (no floor). */
 sections.modern = async () => {
   const SEQ = QUICK ? 300 : 1500
-  const server = await startHttpServer(MODERN_FIXTURE, ['--http'])
+  const server = await startHttpServer(SERVER_NODE, [MODERN_FIXTURE, '--http'])
   try {
     const clients = { package: () => packageClient({ type: 'http', url: server.url }, { protocolVersion: '2026-07-28' }) }
     const cases = {
@@ -438,7 +447,7 @@ sections.idle = async () => {
   const which = args.get('client') ?? 'package'
   const transport = args.get('transport') ?? 'stdio'
   const N = Number(args.get('clients') ?? 50)
-  const server = transport === 'http' ? await startHttpServer(HTTP_FIXTURE, []) : null
+  const server = transport === 'http' ? await startHttpServer(SERVER_NODE, [HTTP_FIXTURE]) : null
   const make = transport === 'http' ? httpClients(server.url)[which] : stdioClients()[which]
   const fds = () => readdirSync('/proc/self/fd').length
   const handles = () => (typeof process.getActiveResourcesInfo === 'function' ? process.getActiveResourcesInfo().length : Number.NaN)
@@ -470,9 +479,9 @@ sections.idle = async () => {
   }
 }
 
-/** Starts an HTTP fixture with the server Node; resolves once it listens. */
-async function startHttpServer(script, extra) {
-  const child = spawn(SERVER_NODE, [script, ...extra], { stdio: ['pipe', 'pipe', 'inherit'] })
+/** Starts an HTTP server (`command args`) that prints {"port":N}; resolves once it listens. */
+async function startHttpServer(command, args) {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] })
   const { port } = await new Promise((resolve, reject) => {
     child.stdout.once('data', (d) => resolve(JSON.parse(String(d))))
     child.once('exit', (code) => reject(new Error(`HTTP fixture exited (${code})`)))
