@@ -48,6 +48,9 @@ const MAX_HEADERS: usize = 128;
 const MAX_IDLE: usize = 64;
 /// How much is read at a time.
 const READ_AT_LEAST: usize = 16 * 1024;
+/// An idle connection keeps its read buffer (for the next exchange: one allocation less a
+/// request) when the buffer is no larger than this.
+const KEEP_BUFFER_UP_TO: usize = 64 * 1024;
 /// TCP keepalive: first probe after this much idle time, then one every this often.
 pub(super) const KEEPALIVE: Duration = Duration::from_secs(15);
 /// TCP keepalive: unanswered probes before the connection is dropped.
@@ -128,13 +131,21 @@ impl Target {
 /// One transport's connections to its target.
 pub(super) struct Pool {
     target: Target,
-    idle: Mutex<Vec<(TcpStream, Instant)>>,
+    /// Idle connections, each with its read buffer (empty; see [`KEEP_BUFFER_UP_TO`]) and
+    /// since when it is idle.
+    idle: Mutex<Vec<Idle>>,
     /// How long a connection may stay idle.
     idle_for: Duration,
     /// How often the reaper looks at the idle connections.
     reap_every: Duration,
     /// A reaper task is running (at most one).
     reaping: std::sync::atomic::AtomicBool,
+}
+
+struct Idle {
+    conn: TcpStream,
+    buf: BytesMut,
+    since: Instant,
 }
 
 /// A response: its status and headers; the body is read with [`Response::chunk`].
@@ -219,15 +230,15 @@ impl Pool {
         let close = headers
             .get("connection")
             .is_some_and(|v| has_token(v.as_bytes(), b"close"));
-        if let Some(conn) = self.checkout() {
-            match self.exchange(conn, &request, close).await {
+        if let Some((conn, buf)) = self.checkout() {
+            match self.exchange(conn, buf, &request, close).await {
                 Ok(r) => return Ok(r),
                 Err(f) if f.retry => {}
                 Err(f) => return Err(f.message),
             }
         }
         let conn = self.connect().await?;
-        self.exchange(conn, &request, close)
+        self.exchange(conn, BytesMut::new(), &request, close)
             .await
             .map_err(|f| f.message)
     }
@@ -265,12 +276,12 @@ impl Pool {
         out
     }
 
-    /// An idle connection that still looks usable, if any.
-    fn checkout(&self) -> Option<TcpStream> {
+    /// An idle connection that still looks usable, if any, with its read buffer.
+    fn checkout(&self) -> Option<(TcpStream, BytesMut)> {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        while let Some((conn, since)) = idle.pop() {
+        while let Some(Idle { conn, buf, since }) = idle.pop() {
             if since.elapsed() < self.idle_for && still_open(&conn) {
-                return Some(conn);
+                return Some((conn, buf));
             }
         }
         None
@@ -297,6 +308,7 @@ impl Pool {
     async fn exchange(
         self: &Arc<Self>,
         mut conn: TcpStream,
+        mut buf: BytesMut,
         request: &[u8],
         close: bool,
     ) -> Result<Response, Failure> {
@@ -306,7 +318,9 @@ impl Pool {
                 retry: true,
             });
         }
-        let mut buf = BytesMut::with_capacity(READ_AT_LEAST);
+        // `buf` is empty: new, or kept by the idle connection (room again once the last
+        // answer's bytes read from it were dropped)
+        buf.reserve(READ_AT_LEAST);
         let fail = |message: String| Failure {
             message,
             retry: false,
@@ -421,12 +435,21 @@ impl Pool {
     }
 
     /// Takes back a connection whose response was read to its end.
-    fn check_in(self: &Arc<Self>, conn: TcpStream) {
+    fn check_in(self: &Arc<Self>, conn: TcpStream, buf: BytesMut) {
+        let buf = if buf.capacity() <= KEEP_BUFFER_UP_TO {
+            buf
+        } else {
+            BytesMut::new()
+        };
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() >= MAX_IDLE {
             return;
         }
-        idle.push((conn, Instant::now()));
+        idle.push(Idle {
+            conn,
+            buf,
+            since: Instant::now(),
+        });
         drop(idle);
         if !self.reaping.swap(true, std::sync::atomic::Ordering::AcqRel) {
             let pool = Arc::downgrade(self);
@@ -453,7 +476,7 @@ async fn reap(pool: Weak<Pool>, every: Duration) {
         tokio::time::sleep(every).await;
         let Some(pool) = pool.upgrade() else { return };
         let mut idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner());
-        idle.retain(|(conn, since)| since.elapsed() < pool.idle_for && still_open(conn));
+        idle.retain(|i| i.since.elapsed() < pool.idle_for && still_open(&i.conn));
         if idle.is_empty() {
             // Under the lock: a connection checked in after this starts a new reaper.
             pool.reaping
@@ -549,7 +572,7 @@ impl Body {
             && self.buf.is_empty()
             && let Some(pool) = self.pool.upgrade()
         {
-            pool.check_in(conn);
+            pool.check_in(conn, std::mem::take(&mut self.buf));
         }
     }
 

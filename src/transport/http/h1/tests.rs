@@ -188,6 +188,48 @@ async fn a_kept_alive_connection_serves_the_next_requests() {
 }
 
 #[tokio::test]
+async fn a_connection_keeps_its_read_buffer_and_held_bodies_stay_as_they_were() {
+    // The idle connection keeps its read buffer for the next exchange; a piece of an earlier
+    // body still held (it shares that buffer's memory) must not see the next answer's bytes.
+    tokio::time::timeout(LIMIT, async {
+        let s = serve(|n, _| {
+            let text = format!("answer-{n}-").repeat(40 + n * 100);
+            answer(&format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{text}",
+                text.len()
+            ))
+        })
+        .await;
+        let p = pool(&s.url);
+        let mut held = Vec::new();
+        for n in 0..4usize {
+            let mut r = p.post(&json_headers(), b"{}").await.unwrap();
+            let mut pieces = Vec::new();
+            while let Some(c) = r.chunk().await.unwrap() {
+                pieces.push(c);
+            }
+            held.push((n, pieces));
+            let (idle, kept) = {
+                let idle = p.idle.lock().unwrap();
+                (idle.len(), idle.first().map(|i| i.buf.capacity()))
+            };
+            assert_eq!(idle, 1, "the connection is back in the pool");
+            assert!(kept.is_some_and(|c| c <= KEEP_BUFFER_UP_TO));
+        }
+        for (n, pieces) in held {
+            let got: Vec<u8> = pieces.concat();
+            assert_eq!(
+                got,
+                format!("answer-{n}-").repeat(40 + n * 100).into_bytes()
+            );
+        }
+        assert_eq!(s.connections.load(Ordering::SeqCst), 1);
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
 async fn chunked_bodies_with_extensions_and_trailers_arrive_byte_by_byte() {
     tokio::time::timeout(LIMIT, async {
         let s = serve(|_, _| Answer {
@@ -590,7 +632,7 @@ async fn a_request_whose_write_fails_on_a_reused_connection_goes_on_a_fresh_one(
         {
             use std::os::fd::AsRawFd;
             let idle = p.idle.lock().unwrap();
-            let fd = idle[0].0.as_raw_fd();
+            let fd = idle[0].conn.as_raw_fd();
             // SAFETY: shuts the write side of a descriptor the pool owns; it stays open.
             assert_eq!(unsafe { libc::shutdown(fd, libc::SHUT_WR) }, 0);
         }
@@ -679,7 +721,7 @@ async fn connections_get_tcp_keepalive() {
         let p = pool(&s.url);
         post_text(&p, b"{}").await.unwrap();
         let idle = p.idle.lock().unwrap();
-        let sock = socket2::SockRef::from(&idle[0].0);
+        let sock = socket2::SockRef::from(&idle[0].conn);
         assert!(sock.keepalive().unwrap());
         assert_eq!(sock.tcp_keepalive_time().unwrap(), KEEPALIVE);
         assert_eq!(sock.tcp_keepalive_interval().unwrap(), KEEPALIVE);
