@@ -49,7 +49,7 @@ const MAX_IDLE: usize = 64;
 /// How much is read at a time.
 const READ_AT_LEAST: usize = 16 * 1024;
 /// An idle connection keeps its read buffer (for the next exchange: one allocation less a
-/// request) when the buffer is no larger than this.
+/// request) unless the buffer ever grew larger than this (a large response head).
 const KEEP_BUFFER_UP_TO: usize = 64 * 1024;
 /// TCP keepalive: first probe after this much idle time, then one every this often.
 pub(super) const KEEPALIVE: Duration = Duration::from_secs(15);
@@ -161,6 +161,9 @@ struct Body {
     framing: Framing,
     /// The connection may serve another request once this body is read to its end.
     reusable: bool,
+    /// `buf` never grew past [`KEEP_BUFFER_UP_TO`]: the idle connection may keep it. (Its
+    /// `capacity()` later shows only the room past what was split off, not its allocation.)
+    small_buf: bool,
     pool: Weak<Pool>,
 }
 
@@ -321,6 +324,7 @@ impl Pool {
         // `buf` is empty: new, or kept by the idle connection (room again once the last
         // answer's bytes read from it were dropped)
         buf.reserve(READ_AT_LEAST);
+        let mut small_buf = buf.capacity() <= KEEP_BUFFER_UP_TO;
         let fail = |message: String| Failure {
             message,
             retry: false,
@@ -333,7 +337,9 @@ impl Pool {
                         continue;
                     }
                     buf.advance(used);
-                    return self.response(head, conn, buf, close).map_err(fail);
+                    return self
+                        .response(head, conn, buf, close, small_buf)
+                        .map_err(fail);
                 }
                 Ok(None) if buf.len() > MAX_HEAD_BYTES => {
                     return Err(fail(
@@ -344,6 +350,7 @@ impl Pool {
                 Err(message) => return Err(fail(message)),
             }
             buf.reserve(READ_AT_LEAST);
+            small_buf &= buf.capacity() <= KEEP_BUFFER_UP_TO;
             match conn.read_buf(&mut buf).await {
                 Ok(0) => {
                     return Err(fail(
@@ -364,6 +371,7 @@ impl Pool {
         conn: TcpStream,
         buf: BytesMut,
         close: bool,
+        small_buf: bool,
     ) -> Result<Response, String> {
         if head.status == 101 {
             return Err("error reading response: unexpected protocol switch".into());
@@ -424,6 +432,7 @@ impl Pool {
             buf,
             framing,
             reusable,
+            small_buf,
             pool: Arc::downgrade(self),
         };
         body.settle();
@@ -436,11 +445,6 @@ impl Pool {
 
     /// Takes back a connection whose response was read to its end.
     fn check_in(self: &Arc<Self>, conn: TcpStream, buf: BytesMut) {
-        let buf = if buf.capacity() <= KEEP_BUFFER_UP_TO {
-            buf
-        } else {
-            BytesMut::new()
-        };
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() >= MAX_IDLE {
             return;
@@ -572,7 +576,12 @@ impl Body {
             && self.buf.is_empty()
             && let Some(pool) = self.pool.upgrade()
         {
-            pool.check_in(conn, std::mem::take(&mut self.buf));
+            let buf = if self.small_buf {
+                std::mem::take(&mut self.buf)
+            } else {
+                BytesMut::new()
+            };
+            pool.check_in(conn, buf);
         }
     }
 
@@ -583,6 +592,7 @@ impl Body {
             return Ok(0);
         };
         self.buf.reserve(READ_AT_LEAST);
+        self.small_buf &= self.buf.capacity() <= KEEP_BUFFER_UP_TO;
         conn.read_buf(&mut self.buf).await.map_err(|e| {
             self.framing = Framing::Done;
             self.conn = None;

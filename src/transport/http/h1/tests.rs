@@ -189,40 +189,61 @@ async fn a_kept_alive_connection_serves_the_next_requests() {
 
 #[tokio::test]
 async fn a_connection_keeps_its_read_buffer_and_held_bodies_stay_as_they_were() {
-    // The idle connection keeps its read buffer for the next exchange; a piece of an earlier
-    // body still held (it shares that buffer's memory) must not see the next answer's bytes.
+    // The idle connection keeps its read buffer for the next exchange, which reads into the
+    // same memory once the last answer's pieces are dropped; a piece still held (it shares
+    // that memory) never sees the next answer's bytes; a buffer grown by a large head is not
+    // kept.
     tokio::time::timeout(LIMIT, async {
         let s = serve(|n, _| {
-            let text = format!("answer-{n}-").repeat(40 + n * 100);
+            let pad = if n == 4 {
+                "x".repeat(80 * 1024)
+            } else {
+                String::new()
+            };
+            let text = format!("answer-{n}-").repeat(40);
             answer(&format!(
-                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n{text}",
+                "HTTP/1.1 200 OK\r\nx-pad: {pad}\r\ncontent-length: {}\r\n\r\n{text}",
                 text.len()
             ))
         })
         .await;
         let p = pool(&s.url);
-        let mut held = Vec::new();
-        for n in 0..4usize {
-            let mut r = p.post(&json_headers(), b"{}").await.unwrap();
-            let mut pieces = Vec::new();
-            while let Some(c) = r.chunk().await.unwrap() {
-                pieces.push(c);
+        let kept = |p: &Arc<Pool>| {
+            let idle = p.idle.lock().unwrap();
+            assert_eq!(idle.len(), 1, "the connection is back in the pool");
+            idle[0].buf.capacity()
+        };
+        let read = |n: usize| {
+            let p = p.clone();
+            async move {
+                let mut r = p.post(&json_headers(), b"{}").await.unwrap();
+                let mut pieces = Vec::new();
+                while let Some(c) = r.chunk().await.unwrap() {
+                    pieces.push(c);
+                }
+                assert_eq!(
+                    pieces.concat(),
+                    format!("answer-{n}-").repeat(40).into_bytes()
+                );
+                pieces
             }
-            held.push((n, pieces));
-            let (idle, kept) = {
-                let idle = p.idle.lock().unwrap();
-                (idle.len(), idle.first().map(|i| i.buf.capacity()))
-            };
-            assert_eq!(idle, 1, "the connection is back in the pool");
-            assert!(kept.is_some_and(|c| c <= KEEP_BUFFER_UP_TO));
-        }
-        for (n, pieces) in held {
-            let got: Vec<u8> = pieces.concat();
-            assert_eq!(
-                got,
-                format!("answer-{n}-").repeat(40 + n * 100).into_bytes()
-            );
-        }
+        };
+        // 0 and 1: pieces dropped at once; the second answer lands where the first did.
+        let first = read(0).await[0].as_ptr() as usize;
+        assert!(kept(&p) >= READ_AT_LEAST / 2, "the buffer is kept");
+        let second = read(1).await[0].as_ptr() as usize;
+        assert_eq!(
+            first, second,
+            "the next exchange reads into the same memory"
+        );
+        // 2 held while 3 is read: 3 goes elsewhere and 2 stays as it was.
+        let held = read(2).await;
+        let third = read(3).await[0].as_ptr() as usize;
+        assert_ne!(third, held[0].as_ptr() as usize);
+        assert_eq!(held.concat(), "answer-2-".repeat(40).into_bytes());
+        // 4: an 80 KiB head grows the buffer past the limit: the connection goes back without it.
+        drop(read(4).await);
+        assert_eq!(kept(&p), 0, "a grown buffer is not kept");
         assert_eq!(s.connections.load(Ordering::SeqCst), 1);
     })
     .await
