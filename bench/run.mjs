@@ -11,7 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
@@ -19,7 +19,7 @@ import { chart } from './chart.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const argv = process.argv.slice(2)
-const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]
+const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
 // --from=FILE: no measuring, the tables, results.json and the chart again from a results.json.
 const FROM = opt('from')
 const saved = FROM ? JSON.parse(readFileSync(FROM, 'utf8')) : null
@@ -71,7 +71,8 @@ delete WORKER_ENV.NODE_EXTRA_CA_CERTS
  * its path. `--http-server=fixture` runs the `http` section on the tests' fixture instead.
  */
 function httpServer() {
-  if (opt('http-server')) return opt('http-server')
+  const given = opt('http-server')
+  if (given) return given === 'fixture' ? given : resolve(given)
   const cargo = spawnSync('cargo', ['build', '--release', '-p', 'mcp-native-bench-http', '--message-format=json-render-diagnostics'], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -83,7 +84,8 @@ function httpServer() {
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l))
     .find((m) => m.reason === 'compiler-artifact' && m.target?.name === 'bench-http-server' && m.executable)
-  if (cargo.status !== 0 || !built) throw new Error(`building the bench's HTTP server failed (cargo exit ${cargo.status})`)
+  if (cargo.status !== 0 || !built)
+    throw new Error(`building the bench's HTTP server failed (${cargo.error?.message ?? `cargo exit ${cargo.status}`})`)
   return built.executable
 }
 const HTTP_SERVER = saved || (ONLY && !ONLY.includes('http')) ? null : httpServer()
@@ -233,6 +235,8 @@ const machine = saved?.machine ?? {
   os: osName(),
   node: process.version,
   bun: BUN ? bunVersion() : null,
+  // the `http` section's server (null: the section did not run here)
+  httpServer: HTTP_SERVER === 'fixture' ? 'fixture (__test__/fixture/http-server.mjs)' : HTTP_SERVER ? 'bench/http-server-rs' : null,
 }
 
 // The measured values (medians of the rounds) of every run, per runtime and workload.

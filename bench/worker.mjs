@@ -23,8 +23,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const IS_BUN = !!process.versions.bun
 const args = new Map(
   process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=')
-    return [k, v ?? 'true']
+    const [k, ...v] = a.replace(/^--/, '').split('=')
+    return [k, v.length ? v.join('=') : 'true']
   }),
 )
 const QUICK = args.has('quick')

@@ -205,14 +205,18 @@ fn chunked(buf: &[u8]) -> Result<Option<(Vec<u8>, usize)>, ()> {
             // the last chunk, then trailer lines (if any) and an empty line
             return Ok(memchr::memmem::find(&buf[eol..], b"\r\n\r\n").map(|i| (body, eol + i + 4)));
         }
-        if body.len() + size > MAX_BODY {
+        if size > MAX_BODY || body.len() + size > MAX_BODY {
             return Err(());
         }
-        if buf.len() < eol + 2 + size + 2 {
+        let data = eol + 2;
+        if buf.len() < data + size + 2 {
             return Ok(None);
         }
-        body.extend_from_slice(&buf[eol + 2..eol + 2 + size]);
-        at = eol + 2 + size + 2;
+        if &buf[data + size..data + size + 2] != b"\r\n" {
+            return Err(());
+        }
+        body.extend_from_slice(&buf[data..data + size]);
+        at = data + size + 2;
     }
 }
 
@@ -294,9 +298,15 @@ async fn serve(mut sock: TcpStream) -> std::io::Result<()> {
                     len,
                     close: last,
                 } => {
+                    let start = out.len();
                     answer(&mut out, method, path, &body);
                     taken += len;
                     if last {
+                        // say so, after the status line
+                        if let Some(i) = memchr::memmem::find(&out[start..], b"\r\n") {
+                            let at = start + i + 2;
+                            out.splice(at..at, b"connection: close\r\n".iter().copied());
+                        }
                         close = true;
                         break;
                     }
@@ -327,6 +337,7 @@ fn main() -> std::io::Result<()> {
     });
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
+        .enable_time()
         .build()?;
     rt.block_on(async {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
@@ -335,7 +346,16 @@ fn main() -> std::io::Result<()> {
         writeln!(stdout, "{{\"port\":{port}}}")?;
         stdout.flush()?;
         loop {
-            let (sock, _) = listener.accept().await?;
+            // An accept error (out of descriptors, a connection reset before it was taken)
+            // ends only that accept.
+            let sock = match listener.accept().await {
+                Ok((sock, _)) => sock,
+                Err(e) => {
+                    eprintln!("bench-http-server: accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    continue;
+                }
+            };
             tokio::spawn(async move {
                 let _ = serve(sock).await;
             });
@@ -404,6 +424,58 @@ mod tests {
         ] {
             assert!(matches!(parse(bad.as_bytes()), Parsed::Bad), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn malformed_chunks_are_refused_without_a_panic() {
+        let head = "POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n";
+        for body in [
+            "2\r\n{}XX0\r\n\r\n",
+            "2\r\n{}\r\nffffffffffffffff\r\n",
+            "ffffffffffffffff\r\n",
+        ] {
+            assert!(
+                matches!(parse(format!("{head}{body}").as_bytes()), Parsed::Bad),
+                "{body:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn pipelined_requests_are_answered_in_order_and_a_closing_one_ends_the_connection() {
+        use std::io::{Read, Write};
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            rt.block_on(async {
+                let (sock, _) = listener.accept().await.unwrap();
+                serve(sock).await
+            })
+        });
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        c.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let echo = |id: u32| {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"echo","params":{{}}}}"#);
+            format!(
+                "POST /mcp HTTP/1.1\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let last = "DELETE /mcp HTTP/1.1\r\nconnection: close\r\n\r\n";
+        c.write_all(format!("{}{}{last}", echo(1), echo(2)).as_bytes())
+            .unwrap();
+        let mut got = String::new();
+        c.read_to_string(&mut got).unwrap(); // ends: the server closed
+        let one = got.find(r#""id":1"#).unwrap();
+        let two = got.find(r#""id":2"#).unwrap();
+        assert!(one < two);
+        assert!(got.ends_with("HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"), "{got}");
+        server.join().unwrap().unwrap();
     }
 
     fn answer_to(method: &str, body: &str) -> String {
