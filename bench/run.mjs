@@ -189,11 +189,11 @@ function ratios(r, rt) {
     10,
   )
   // No floor speaks the 2026-07-28 era: the package there ÷ the package in the 2025 era (same
-  // transport, sequential JSON replies, different fixture servers).
+  // transport, sequential JSON replies, in the same rounds, each against a Node fixture).
   add(
     'modern',
     '2026-07-28 era ÷ 2025 era, HTTP sequential (package)',
-    get(r, 'modernSequential', 'package') / get(r, 'jsonSequential', 'package'),
+    vs('modernSequential', 'package2025'),
     '',
     null,
   )
