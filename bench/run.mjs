@@ -190,13 +190,7 @@ function ratios(r, rt) {
   )
   // No floor speaks the 2026-07-28 era: the package there ÷ the package in the 2025 era (same
   // transport, sequential JSON replies, in the same rounds, each against a Node fixture).
-  add(
-    'modern',
-    '2026-07-28 era ÷ 2025 era, HTTP sequential (package)',
-    vs('modernSequential', 'package2025'),
-    '',
-    null,
-  )
+  add('modern', '2026-07-28 era ÷ 2025 era, HTTP sequential (package)', vs('modernSequential', 'package2025'), '', null)
   return rows
 }
 
