@@ -34,8 +34,8 @@ const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 const HTTP_FIXTURE = join(ROOT, '__test__', 'fixture', 'http-server.mjs')
 const MODERN_FIXTURE = join(ROOT, '__test__', 'fixture', 'modern-server.mjs')
 // The `http` section's server: the bench's own (bench/http-server-rs, built by bench/run.mjs,
-// which passes its path), or `fixture` for the tests' fixture on Node (the server of runs before
-// 2026-12-02; much slower a request, see bench/NOTES.md).
+// which passes its path), or `fixture` for the tests' fixture on Node (the HTTP rows' server up to
+// 2c33760; ~4x the CPU a request, see "The bench's HTTP server" in bench/NOTES.md).
 const HTTP_SERVER = args.get('http-server')
 const ROUNDS = Number(args.get('rounds') ?? (QUICK ? 3 : 5))
 
