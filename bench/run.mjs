@@ -230,7 +230,12 @@ const machine = saved?.machine ?? {
   node: process.version,
   bun: BUN ? bunVersion() : null,
   // the `http` section's server (null: the section did not run here)
-  httpServer: HTTP_SERVER === 'fixture' ? 'fixture (__test__/fixture/http-server.mjs)' : HTTP_SERVER ? 'bench/http-server-rs' : null,
+  httpServer:
+    HTTP_SERVER === 'fixture'
+      ? 'fixture (__test__/fixture/http-server.mjs)'
+      : opt('http-server')
+        ? HTTP_SERVER
+        : HTTP_SERVER && 'bench/http-server-rs',
 }
 
 // The measured values (medians of the rounds) of every run, per runtime and workload.

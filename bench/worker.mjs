@@ -322,8 +322,8 @@ sections.large = async () => {
 
 /** Streamable HTTP (the fixture's HTTP mode): JSON and SSE replies, sequential and 32 in flight. */
 sections.http = async () => {
-  // Calls a case: the SDK (~1.5-2.5k calls/s here) takes most of the section's time with these;
-  // the other clients (7-100k calls/s) make 5 times as many, so that a case lasts ~0.2-0.5 s.
+  // Calls a case: the SDK (~1.3-2.5k calls/s here) takes most of the section's time with these;
+  // the other clients (7-100k calls/s) make 5 times as many, so that a case lasts ~0.1-1 s.
   const SEQ = QUICK ? 200 : 1000
   const PAR = QUICK ? 600 : 4000
   const n = (cname, k) => (cname === 'sdk' ? k : k * 5)

@@ -1,4 +1,4 @@
-//! The bench's Streamable HTTP server (bench/worker.mjs, sections `http` and `idle`).
+//! The bench's Streamable HTTP server (bench/worker.mjs, section `http`).
 //!
 //! The tests' fixture (`__test__/fixture/http-server.mjs`, on `node:http`) costs ~19 µs of CPU a
 //! request at 32 in flight: about what the fastest client costs, so on this two-core machine the
