@@ -93,16 +93,8 @@ fn answer(out: &mut Vec<u8>, method: &str, path: &str, body: &[u8]) {
         return json_answer(out, "404 Not Found", "", br#"{"error":"not found"}"#);
     }
     match method {
-        "GET" => {
-            return json_answer(
-                out,
-                "405 Method Not Allowed",
-                "",
-                br#"{"error":"Method Not Allowed"}"#,
-            );
-        }
-        "DELETE" => return json_answer(out, "200 OK", "", b"{}"),
         "POST" => {}
+        "DELETE" => return json_answer(out, "200 OK", "", b"{}"),
         _ => {
             return json_answer(
                 out,

@@ -323,8 +323,7 @@ impl Pool {
         }
         // `buf` is empty: new, or kept by the idle connection (room again once the last
         // answer's bytes read from it were dropped)
-        buf.reserve(READ_AT_LEAST);
-        let mut small_buf = buf.capacity() <= KEEP_BUFFER_UP_TO;
+        let mut small_buf = make_room(&mut buf);
         let fail = |message: String| Failure {
             message,
             retry: false,
@@ -349,8 +348,7 @@ impl Pool {
                 Ok(None) => {}
                 Err(message) => return Err(fail(message)),
             }
-            buf.reserve(READ_AT_LEAST);
-            small_buf &= buf.capacity() <= KEEP_BUFFER_UP_TO;
+            small_buf &= make_room(&mut buf);
             match conn.read_buf(&mut buf).await {
                 Ok(0) => {
                     return Err(fail(
@@ -511,6 +509,14 @@ fn still_open(conn: &TcpStream) -> bool {
     }
 }
 
+/// Makes room in `buf` for the next read; whether it is still small enough for an idle
+/// connection to keep (see [`KEEP_BUFFER_UP_TO`]: read right after it grows, `capacity()` is its
+/// allocation).
+fn make_room(buf: &mut BytesMut) -> bool {
+    buf.reserve(READ_AT_LEAST);
+    buf.capacity() <= KEEP_BUFFER_UP_TO
+}
+
 /// A number written only with the digits of `radix` (no sign, no space), if it fits.
 fn parse_digits(text: &[u8], radix: u32) -> Option<u64> {
     if text.is_empty() || !text.iter().all(|&b| char::from(b).is_digit(radix)) {
@@ -591,8 +597,7 @@ impl Body {
         let Some(conn) = self.conn.as_mut() else {
             return Ok(0);
         };
-        self.buf.reserve(READ_AT_LEAST);
-        self.small_buf &= self.buf.capacity() <= KEEP_BUFFER_UP_TO;
+        self.small_buf &= make_room(&mut self.buf);
         conn.read_buf(&mut self.buf).await.map_err(|e| {
             self.framing = Framing::Done;
             self.conn = None;
