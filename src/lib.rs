@@ -16,7 +16,8 @@
 //! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
 //! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.
 //! - `binding`: the only module that imports napi; thin convert → delegate → convert, with every
-//!   exported call guarded against panics.
+//!   exported call guarded against panics; it also installs the addon's allocator (mimalloc for
+//!   small blocks, the system's for large ones).
 
 #![warn(missing_docs)]
 
