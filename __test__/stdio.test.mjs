@@ -315,6 +315,19 @@ describe('large answers', () => {
     expect((await t.request('big', { bytes: 4 << 20 })).data.length).toBe(4 << 20)
   }, 30000)
 
+  // The addon's allocator (mimalloc for small blocks) when the first thread to load the addon is
+  // a worker that exits and a later worker may reuse its thread id: in a fresh process.
+  it('loaded first in a worker that exits, then in another worker and the main thread', async () => {
+    const script = join(ROOT, '__test__', 'fixture', 'worker-first.mjs')
+    const runtime = process.versions.bun ? process.execPath : NODE
+    const out = await new Promise((resolve, reject) =>
+      execFile(runtime, [script, ROOT, JSON.stringify(fixture())], { timeout: 20000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    )
+    expect(out.trim()).toBe('ok')
+  }, 30000)
+
   it('an answer that is not JSON fails its request at once; the connection stays up', async () => {
     const t = await connect()
     const started = Date.now()

@@ -3,7 +3,7 @@
 //! (`sink`); errors cross as JSON descriptors that `core.js` turns into `Error` objects, or as
 //! `Error` objects built here (`errors`). Every exported call runs inside `errors::guard` (or
 //! `errors::promise`): a panic becomes an `Error` with code `MCP_INTERNAL`, never an abort.
-//! `alloc` is the addon's global allocator (mimalloc under 256 KiB, the system's above).
+//! `alloc` is the addon's global allocator (mimalloc under 64 KiB, the system's from 64 KiB up).
 
 mod alloc;
 mod cache;
