@@ -2,9 +2,9 @@
 //! (glibc) for blocks of [`LARGE`] and more.
 //!
 //! Why two (measured, bench/NOTES.md "The addon's allocator"): a call's many small blocks (frames,
-//! headers, maps, futures) cost ~20% less CPU with mimalloc (on Bun at 32 HTTP calls in flight,
-//! the client's CPU 14.8–15.8 → 11.6–12.3 µs a call), which is what brings that row to `fetch`;
-//! but the large-result path allocates and frees buffers of 64 KiB to 32 MiB per answer, which
+//! headers, maps, futures) cost ~20% less CPU with mimalloc (mimalloc alone, Bun, 32 HTTP calls in
+//! flight: the client's CPU 14.8–15.8 → 11.6–12.3 µs a call; with this split, that row went from
+//! 80k to 101–103k calls/s, past `fetch`); but the large-result path allocates and frees buffers of 64 KiB to 32 MiB per answer, which
 //! glibc serves again from memory it kept, while mimalloc alone maps and faults them in again
 //! (8 and 32 MiB results ~1.5× slower). Routing by size keeps every buffer of the large-answer
 //! path (64 KiB and more: `sink::RAW_ANSWER_BYTES`) on glibc, as before, and the small blocks on
@@ -14,13 +14,14 @@
 //! always returns a block to the allocator it came from. A `realloc` across the line moves the
 //! block: allocate on the new side, copy, free on the old side. (A caller that frees with another
 //! size than it allocated breaks Rust's rules already; across the line it would now free on the
-//! wrong side: debug builds check every `dealloc`.)
+//! wrong side: debug builds check every `dealloc` and abort on a block freed on the wrong side.)
 //!
 //! It is installed with feature `node` (the addon's build, part of the default features): the
 //! crate used as a Rust library, with `default-features = false`, leaves the choice of allocator
 //! to its user. mimalloc 2.x, not 3.x: 3.x cost ~105 KiB (Node) and ~70 KiB (Bun) more per idle
-//! stdio client, and 3.3–3.5 crash when an addon first loaded in a worker thread that exits is
-//! used from a later thread (mimalloc issue 1287).
+//! stdio client, and the 3.x bundled (3.3.2) crashes when an addon first loaded in a worker thread
+//! that exits is used from a later thread that reuses its id (mimalloc issue 1287; 3.5.0 has a
+//! related defect in the same place, issue 1393).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -68,12 +69,10 @@ unsafe impl GlobalAlloc for Split {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: `ptr` came from `alloc` with this layout, so from the side its size picks.
         unsafe {
-            debug_assert_eq!(
-                large(layout.size()),
-                !mimalloc_owns(ptr),
-                "a block of {} bytes freed on the wrong side",
-                layout.size()
-            );
+            // A panic must not unwind out of an allocator (and would allocate): abort.
+            if cfg!(debug_assertions) && large(layout.size()) == mimalloc_owns(ptr) {
+                std::process::abort();
+            }
             if large(layout.size()) {
                 System.dealloc(ptr, layout)
             } else {
@@ -116,7 +115,6 @@ unsafe extern "C" {
 }
 
 /// Whether the block at `ptr` is mimalloc's (for the checks: debug builds and the tests).
-#[allow(dead_code)]
 fn mimalloc_owns(ptr: *const u8) -> bool {
     // SAFETY: a pure lookup in mimalloc's region map; any pointer value may be asked about.
     unsafe { mi_is_in_heap_region(ptr.cast()) }
