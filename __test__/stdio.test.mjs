@@ -319,9 +319,8 @@ describe('large answers', () => {
   // a worker that exits and a later worker may reuse its thread id: in a fresh process.
   it('loaded first in a worker that exits, then in another worker and the main thread', async () => {
     const script = join(ROOT, '__test__', 'fixture', 'worker-first.mjs')
-    const runtime = process.versions.bun ? process.execPath : NODE
     const out = await new Promise((resolve, reject) =>
-      execFile(runtime, [script, ROOT, JSON.stringify(fixture())], { timeout: 20000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, [script, ROOT, JSON.stringify(fixture())], { timeout: 20000 }, (err, stdout, stderr) =>
         err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
       ),
     )
