@@ -193,6 +193,17 @@ describe('listTools, callTool, serverSupportsTools, disconnectServer', () => {
     expect(serverSupportsTools({})).toBe(false)
   })
 
+  // The issue's own reproduction: Bun 1.3.x cut 512 KiB out of an 8 MiB tool result (no error).
+  it('callTool: an 8 MiB text block comes back whole, and the next call is answered', async () => {
+    const c = track(await connectToServer('fx', fixture()))
+    const bytes = 8 << 20
+    for (let i = 0; i < 5; i++) {
+      const result = await callTool(c, 'big', { bytes })
+      expect(result.content[0].text.length).toBe(bytes)
+      expect(await callTool(c, 'echo', { message: `after ${i}` })).toEqual({ content: [{ type: 'text', text: `after ${i}` }] })
+    }
+  }, 60000)
+
   it('callTool returns the raw result, isError included, with arguments defaulting to {}', async () => {
     const c = track(await connectToServer('fx', fixture()))
     expect(await callTool(c, 'echo', { message: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] })

@@ -169,6 +169,51 @@ describe('large answers', () => {
     expect(all.map((r) => r.i)).toEqual([1, 1, 2, 2, 3, 3])
   })
 
+  // Bun 1.3.x delivered one more 512 KiB read after the reader paused for the hand-over to Rust:
+  // the answer came back 512 KiB short, without an error, and the next line was out of step.
+  it('an 8 MiB answer comes back whole ten times in a row, and the stream stays in step', async () => {
+    const t = await connect()
+    const bytes = 8 << 20
+    for (let i = 0; i < 10; i++) {
+      const { data } = await t.request('big', { bytes })
+      expect(data.length).toBe(bytes)
+      expect(data === 'x'.repeat(bytes)).toBe(true)
+      expect(await t.request('echo', { i })).toEqual({ i })
+    }
+  }, 60000)
+
+  it.skipIf(process.env.MCP_NATIVE_RUST_READER === '1')(
+    'a stdout chunk fed after the hand-over closes the connection with an error, never corrupts it',
+    async () => {
+      const t = await connect()
+      const errors = []
+      t.onError = (e) => errors.push(e.message)
+      const closed = new Promise((resolve) => {
+        t.onClose = resolve
+      })
+      // The second step of the hand-over (see core.js attachReader), observed.
+      const handOver = t._handOver
+      let handed
+      const handedOver = new Promise((resolve) => {
+        handed = resolve
+      })
+      t._handOver = () => {
+        handOver()
+        handed()
+      }
+      // The start of a long line that never ends: the Rust reader keeps it.
+      const answer = settle(t.request('big-part', { bytes: 300 * KIB }))
+      await handedOver
+      // A runtime that reads on after the hand-over: the chunk is refused.
+      t._native.feed(Buffer.from('"}}\n'))
+      await closed
+      expect(errors.some((m) => m.includes('after the stdout reader was handed over'))).toBe(true)
+      const { error } = await answer
+      expect(error).toBeInstanceOf(Error)
+      expect(t.connected).toBe(false)
+    },
+  )
+
   // String values of 16 KiB and more of a large answer cross as strings of their own, put back
   // into the parse of the rest (binding/sink.rs, src/jsonrpc/long_strings.rs).
   it('long strings cut out of a large answer come back as JSON.parse of the whole gives them', async () => {
@@ -218,8 +263,11 @@ describe('large answers', () => {
       // The JS thread reads the line only until 64 KiB of it are in (HAND_OVER_AT), in however
       // many reads the timing gives (a count of feeds was flaky on Bun under load), plus the one
       // read that crossed it: at most what the server's socket buffer held (SO_SNDBUF 1 MiB,
-      // doubled by the kernel). Without hand-over it would be all 8 MiB.
-      expect(fed).toBeLessThanOrEqual(handsOver ? 64 * KIB + 2048 * KIB : 0)
+      // doubled by the kernel). Without hand-over it would be all 8 MiB. Bun 1.3.x goes on
+      // reading a paused socket for the rest of its event loop's turn: there the JS thread may
+      // read the whole line (the hand-over then finds it complete and gives reading back).
+      const pauseStops = !/^1\.3\./.test(process.versions.bun ?? '')
+      expect(fed).toBeLessThanOrEqual(handsOver ? (pauseStops ? 64 * KIB + 2048 * KIB : 8 * 1024 * KIB + 1024) : 0)
       // Reading goes on on the JS thread afterwards, and small answers flow as before.
       expect(await t.request('echo', { i })).toEqual({ i })
     }

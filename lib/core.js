@@ -364,6 +364,14 @@ function attachReader(transport, fd, generation) {
   if (!transport._held) socket.unref()
   const previous = transport._socket
   transport._socket = socket
+  // The second step of a hand-over (event 15): the reader was paused a turn ago, and whatever
+  // the runtime delivered since was fed in order; now the Rust I/O thread reads. (Bun 1.3.x
+  // delivers one more read after pause() in the same turn; fed after this, a chunk would end
+  // the connection with an error, see src/transport/stdio/shared.rs LATE_CHUNK.)
+  transport._handOver = () => {
+    const t = current()
+    if (t) t._onEvents(generation === undefined ? t._native.handOver() : t._native.handOver(generation))
+  }
   // A reader of an earlier connection of the same face stops delivering (its socket is replaced).
   if (previous) previous.destroy()
 }
@@ -599,6 +607,8 @@ class NativeTransport {
     this._holder = { strong: null }
     /** @type {Reader | null} the stdout reader (stdio with JS_READER) */
     this._socket = null
+    /** The second step of a hand-over to the Rust reader, for the current reader (attachReader) */
+    this._handOver = () => {}
     this._nextId = 1
     /** @type {Array<number | string>} four entries a request: id, deadline, method JSON, params JSON */
     this._queue = []
@@ -926,8 +936,11 @@ class NativeTransport {
         entry.resolve(message.result)
         break
       }
-      case 15: // a long line is arriving: the Rust I/O thread reads it (handOverLongLines)
-        this._socket?.pause()
+      case 15: // a long line is arriving: stop reading; the Rust I/O thread reads it from the next turn (handOverLongLines)
+        if (this._socket) {
+          this._socket.pause()
+          setImmediate(this._handOver)
+        }
         break
       case 16: // it is in: read again
         this._socket?.resume()

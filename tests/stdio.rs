@@ -591,6 +591,8 @@ async fn a_long_line_is_read_by_the_transport_and_handed_back() {
             }
         }
         assert!(fed < 1 << 20, "fed {fed} bytes");
+        // The caller has stopped reading: the second step of the hand-over.
+        assert!(t.hand_over().is_empty());
         // The transport reads the rest and sends the answer, raw, then hands back.
         let handed = until_handed_back(&mut rx).await;
         assert!(
@@ -613,6 +615,133 @@ async fn a_long_line_is_read_by_the_transport_and_handed_back() {
     assert!(t.close());
 }
 
+/// Feeds what the caller reads until the transport asks it to stop reading; the bytes fed.
+async fn feed_until_asked(
+    t: &StdioTransport,
+    stream: &mut std::os::unix::net::UnixStream,
+) -> usize {
+    let mut fed = 0;
+    loop {
+        let chunk = read_some(stream).await;
+        assert!(!chunk.is_empty(), "the server is still up");
+        fed += chunk.len();
+        match &t.feed(&chunk)[..] {
+            [] => continue,
+            [Event::CallerReads(false)] => return fed,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_chunk_the_runtime_delivers_after_the_pause_is_fed_in_order() {
+    // Bun 1.3.x delivers one more read after pause(): fed before the hand-over, it stays in
+    // order, and the answer comes back whole (it came back 512 KiB short when the transport
+    // took over at once).
+    let (t, mut rx, mut stream) = hand_over_fixture();
+    let bytes = 8 << 20;
+    let big = t
+        .request("big", Some(&format!(r#"{{"bytes":{bytes}}}"#)), 30_000)
+        .unwrap();
+    let fed = feed_until_asked(&t, &mut stream).await;
+    let late = read_some(&mut stream).await;
+    assert!(!late.is_empty());
+    assert!(
+        t.feed(&late).is_empty(),
+        "no second ask while one is pending"
+    );
+    assert!(t.hand_over().is_empty());
+    let handed = until_handed_back(&mut rx).await;
+    match &handed[..] {
+        [Event::RawAnswer { id, message }, Event::CallerReads(true)] => {
+            assert_eq!(*id, big);
+            let value: serde_json::Value = serde_json::from_slice(message).unwrap();
+            assert_eq!(value["result"]["data"].as_str().map(str::len), Some(bytes));
+            assert!(fed + late.len() < message.len());
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    let echo = t.request("echo", Some(r#"{"after":1}"#), 30_000).unwrap();
+    let events = t.feed(&read_some(&mut stream).await);
+    assert!(
+        matches!(&events[..], [Event::Response { id, .. }] if *id == echo),
+        "{events:?}"
+    );
+    assert!(t.close());
+}
+
+#[tokio::test]
+async fn a_chunk_fed_after_the_hand_over_closes_the_connection_with_an_error() {
+    let (t, mut rx, mut stream) = hand_over_fixture();
+    let part = t
+        .request("big-part", Some(r#"{"bytes":300000}"#), 30_000)
+        .unwrap();
+    feed_until_asked(&t, &mut stream).await;
+    assert!(t.hand_over().is_empty());
+    // The runtime read on after the hand-over: the chunk is refused, never decoded.
+    assert!(t.feed(b"\"}}\n").is_empty());
+    let mut events = Vec::new();
+    loop {
+        let event = next(&mut rx).await;
+        let closed = matches!(event, Event::Closed(_));
+        events.push(event);
+        if closed {
+            break;
+        }
+    }
+    let errors: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error(e) => Some(e.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("after the stdout reader was handed over")),
+        "{events:?}"
+    );
+    // The request never gets an answer made of the refused bytes; the close fails it (the
+    // sink's consumer rejects what is pending on `Closed`).
+    assert!(
+        !events.iter().any(
+            |e| matches!(e, Event::Response { id, .. } | Event::RawAnswer { id, .. } if *id == part)
+        ),
+        "{events:?}"
+    );
+    assert!(
+        matches!(events.last(), Some(Event::Closed(Some(_)))),
+        "{events:?}"
+    );
+    assert!(!t.is_open());
+}
+
+#[tokio::test]
+async fn a_hand_over_whose_line_completed_meanwhile_gives_the_reading_back_at_once() {
+    let (t, _rx, mut stream) = hand_over_fixture();
+    let big = t
+        .request("big", Some(r#"{"bytes":200000}"#), 30_000)
+        .unwrap();
+    feed_until_asked(&t, &mut stream).await;
+    // The runtime delivered the rest of the line before the second step.
+    let mut events = Vec::new();
+    while !events
+        .iter()
+        .any(|e| matches!(e, Event::RawAnswer { .. } | Event::Response { .. }))
+    {
+        events.extend(t.feed(&read_some(&mut stream).await));
+    }
+    assert!(
+        matches!(events.last(), Some(Event::RawAnswer { id, .. } | Event::Response { id, .. }) if *id == big),
+        "{events:?}"
+    );
+    assert!(matches!(&t.hand_over()[..], [Event::CallerReads(true)]));
+    // Nothing is pending any more: a second call does nothing.
+    assert!(t.hand_over().is_empty());
+    assert!(t.close());
+}
+
 #[tokio::test]
 async fn a_long_line_handed_over_after_the_server_exited_is_still_read() {
     // The server writes it all (the socket holds it) and exits; once it is reaped, the
@@ -623,6 +752,7 @@ async fn a_long_line_handed_over_after_the_server_exited_is_still_read() {
         matches!(&first[..], [Event::Notification { method, .. }, Event::CallerReads(false)] if method == "before"),
         "{first:?}"
     );
+    assert!(t.hand_over().is_empty());
     let handed = until_handed_back(&mut rx).await;
     assert!(
         matches!(&handed[..], [Event::RawAnswer { id: got, .. }, Event::Notification { method, .. }, Event::CallerReads(true)] if *got == id && method == "after"),

@@ -458,6 +458,19 @@ impl NativeClient {
         })
     }
 
+    /// Stdio with a caller-read stdout: connection `generation`'s reader has stopped after event
+    /// 15 and fed what its runtime still delivered; its events (see `NativeStdio.handOver`).
+    #[napi(ts_return_type = "string | string[]")]
+    pub fn hand_over(&self, env: Env, generation: f64) -> Result<Delivery> {
+        guard(&env, || {
+            Ok(batch_of(
+                self.conn_of(generation)
+                    .map(|c| c.hand_over())
+                    .unwrap_or_default(),
+            ))
+        })
+    }
+
     /// The server's process id (stdio, while connected).
     #[napi(getter)]
     pub fn pid(&self, env: Env) -> Result<Option<u32>> {

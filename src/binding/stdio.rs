@@ -184,6 +184,21 @@ impl NativeStdio {
         })
     }
 
+    /// With `handOverLongLines`: the reader has stopped after event 15 and fed what its runtime
+    /// still delivered; the I/O thread reads the long line from here on. Its events (16 when
+    /// there was nothing to hand over) as a batch text.
+    #[napi(ts_return_type = "string | string[]")]
+    pub fn hand_over(&self, env: Env) -> Result<Delivery> {
+        guard(&env, || {
+            Ok(batch_of(
+                self.inner
+                    .as_ref()
+                    .map(|t| t.hand_over())
+                    .unwrap_or_default(),
+            ))
+        })
+    }
+
     /// Starts the close sequence; a `closed` event follows. False when nothing is running.
     #[napi]
     pub fn close(&mut self, env: Env) -> Result<bool> {

@@ -105,6 +105,15 @@ impl Conn {
         }
     }
 
+    /// Stdio with a caller-read stdout: the caller stopped reading as asked; see
+    /// [`StdioTransport::hand_over`](crate::transport::stdio::StdioTransport::hand_over).
+    pub fn hand_over(&self) -> Vec<crate::transport::Event> {
+        match &self.kind {
+            ConnKind::Stdio(t) => self.observed(self.sink.filter(t.hand_over())),
+            ConnKind::Http(_) | ConnKind::Other(_) => Vec::new(),
+        }
+    }
+
     fn observed(&self, events: Vec<crate::transport::Event>) -> Vec<crate::transport::Event> {
         self.sink.downstream.observe(&events);
         events

@@ -100,9 +100,12 @@ pub struct StdioConfig {
     /// With `caller_reads_stdout`: while a long line arrives (from [`HAND_OVER_AT`] bytes), the
     /// transport's I/O thread reads it instead of the caller, which [`Event::CallerReads`] tells
     /// to stop and to start again. A caller on a JS thread then spends on a large answer only
-    /// the parse, not the reading, copying and checking of every chunk. The caller must be able
-    /// to stop reading at once: nothing it reads after `CallerReads(false)` may be fed (Bun's
-    /// sockets stop when paused; Node's do when they read with `onread`, not as a stream).
+    /// the parse, not the reading, copying and checking of every chunk. The hand-over takes two
+    /// steps, because a runtime may deliver chunks it read before it was told to stop (Bun
+    /// 1.3.x delivers one more 512 KiB read in the same turn of its event loop after `pause()`;
+    /// 1.4 does not): the caller stops reading, feeds what still arrives, and then calls
+    /// [`StdioTransport::hand_over`] (the JS binding does so in the next turn, `setImmediate`).
+    /// A chunk fed after that ends the connection with an error, never out of order.
     #[serde(default)]
     pub hand_over_long_lines: bool,
 }
@@ -234,7 +237,9 @@ impl StdioTransport {
             max_message_bytes: config.max_message_bytes,
             pipe: std::sync::OnceLock::new(),
             hand_over: caller_copy.is_some() && config.hand_over_long_lines,
+            asked: AtomicBool::new(false),
             handed_over: AtomicBool::new(false),
+            late: AtomicBool::new(false),
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
         let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), flags, sink));
@@ -292,6 +297,14 @@ impl StdioTransport {
     /// With `caller_reads_stdout`: stdout ended; returns the last events.
     pub fn feed_end(&self) -> Vec<Event> {
         self.shared.feed_end()
+    }
+
+    /// With `hand_over_long_lines`: the caller has stopped reading after
+    /// [`Event::CallerReads`]`(false)` and fed what its runtime delivered since; the transport
+    /// reads the long line from here on. Returns the events for the caller (`CallerReads(true)`
+    /// when there turned out to be nothing to hand over).
+    pub fn hand_over(&self) -> Vec<Event> {
+        self.shared.hand_over()
     }
 
     fn open_shared(&self) -> Result<&Arc<Shared>, Error> {

@@ -189,6 +189,10 @@ impl Owner {
             if self.caller_reads && self.shared.stdout_eof.load(Ordering::Acquire) {
                 return self.ended(None); // the caller reached the end of stdout
             }
+            if self.shared.late.load(Ordering::Acquire) {
+                let cause = Error::Io(super::shared::LATE_CHUNK.into());
+                return self.ended_because(None, Some(cause));
+            }
             if self.shared.broken.load(Ordering::Acquire) {
                 // Stdin broke: nothing can reach the server any more. End the connection now,
                 // rather than let every request wait out its deadline.
@@ -311,6 +315,7 @@ impl Owner {
     fn hand_back(&mut self, frames: Vec<Frame>) {
         self.handing = None;
         self.shared.handed_over.store(false, Ordering::Release);
+        self.shared.asked.store(false, Ordering::Release);
         let mut events = self.shared.handle(frames.into_iter());
         events.push(Event::CallerReads(true));
         self.shared.sink.emit_all(events);

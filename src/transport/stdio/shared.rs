@@ -74,9 +74,23 @@ pub(super) struct Shared {
     /// The caller's stdout is handed over while long lines arrive
     /// ([`super::StdioConfig::hand_over_long_lines`]).
     pub(super) hand_over: bool,
-    /// The owner reads the caller's stdout now (set by [`Shared::feed`], cleared by the owner).
+    /// A hand-over was asked of the caller ([`Event::CallerReads`]`(false)` sent by
+    /// [`Shared::feed`]) and not yet ended: no second one is asked meanwhile.
+    pub(super) asked: AtomicBool,
+    /// The owner reads the caller's stdout now (set by [`Shared::hand_over`], cleared by the
+    /// owner when it hands back).
     pub(super) handed_over: AtomicBool,
+    /// A chunk was fed while the owner read stdout ([`Shared::feed`]): the stream can no longer
+    /// be put back in order, so the owner ends the connection with [`LATE_CHUNK`].
+    pub(super) late: AtomicBool,
 }
+
+/// What `onError` says when the caller fed stdout after handing it over: the runtime kept
+/// reading a socket it was told to stop reading. The chunk is dropped and the connection closed,
+/// never decoded out of order.
+pub(super) const LATE_CHUNK: &str = "stdout: a chunk was read after the stdout reader was handed over \
+     (the runtime went on reading a paused socket); the connection is closed rather than its \
+     messages corrupted";
 
 impl Shared {
     pub(super) fn table(&self) -> std::sync::MutexGuard<'_, Table> {
@@ -202,9 +216,16 @@ impl Shared {
     }
 
     /// Decodes a chunk of caller-read stdout; returns the events it completes. With hand-over,
-    /// when a long line is left incomplete, the last event tells the caller to stop reading:
-    /// the owner reads from here on, until it hands back.
+    /// when a long line is left incomplete, the last event asks the caller to stop reading
+    /// ([`Event::CallerReads`]`(false)`); the caller stops, feeds what its runtime still
+    /// delivers, and then calls [`Shared::hand_over`]. A chunk fed after that is refused: the
+    /// connection ends with [`LATE_CHUNK`] (see [`Shared::late`]).
     pub(super) fn feed(&self, data: &[u8]) -> Vec<Event> {
+        if self.handed_over.load(Ordering::Acquire) {
+            self.late.store(true, Ordering::Release);
+            self.wake.notify_one();
+            return Vec::new();
+        }
         let (frames, long): (Vec<Frame>, bool) = {
             let mut reader = self.reader.lock().unwrap_or_else(|e| e.into_inner());
             reader.extend(data);
@@ -212,11 +233,33 @@ impl Shared {
             (frames, reader.partial_len() >= super::HAND_OVER_AT)
         };
         let mut events = self.handle(frames.into_iter());
-        if long && self.hand_over && !self.handed_over.swap(true, Ordering::AcqRel) {
+        if long && self.hand_over && !self.asked.swap(true, Ordering::AcqRel) {
             events.push(Event::CallerReads(false));
-            self.wake.notify_one();
         }
         events
+    }
+
+    /// The caller has stopped reading, as [`Shared::feed`] asked, and fed everything its runtime
+    /// delivered since: the owner reads from here on, until the long line is in. If what was fed
+    /// meanwhile completed the line (or stdout ended), there is nothing to hand over: the caller
+    /// is told to read again instead. Without a pending ask, nothing happens.
+    pub(super) fn hand_over(&self) -> Vec<Event> {
+        if !self.asked.load(Ordering::Acquire) || self.handed_over.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        let long = self
+            .reader
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .partial_len()
+            >= super::HAND_OVER_AT;
+        if !long || self.stdout_eof.load(Ordering::Acquire) {
+            self.asked.store(false, Ordering::Release);
+            return vec![Event::CallerReads(true)];
+        }
+        self.handed_over.store(true, Ordering::Release);
+        self.wake.notify_one();
+        Vec::new()
     }
 
     /// The end of a caller-read stdout: the last line, if unterminated; tells the owner.
