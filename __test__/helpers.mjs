@@ -136,3 +136,28 @@ export function longStringsValue() {
     ['__proto__']: long('e'),
   }
 }
+
+/**
+ * Whether this machine still has an open (ESTABLISHED) TCP connection from local port `from` to
+ * remote port `to` (Linux: /proc/net/tcp and tcp6); `undefined` where the table cannot be read.
+ * Tells whether a client dropped its end without relying on the server noticing it (Bun 1.3's
+ * node:http server emits no 'close' for a client that goes away from an unanswered request).
+ */
+export function tcpOpen(from, to) {
+  const hex = (port) => port.toString(16).toUpperCase().padStart(4, '0')
+  let found = false
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text
+    try {
+      text = readFileSync(table, 'utf8')
+    } catch {
+      if (table.endsWith('6')) continue
+      return undefined
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const [, local, remote, state] = line.trim().split(/\s+/)
+      if (local?.endsWith(`:${hex(from)}`) && remote?.endsWith(`:${hex(to)}`) && state === '01') found = true
+    }
+  }
+  return found
+}

@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto'
 import { request as httpRequest, createServer } from 'node:http'
 import { connect } from 'node:net'
 
+import { tcpOpen } from './helpers.mjs'
+
 export async function startStub(routes = {}) {
   const requests = []
   const sockets = new Set()
@@ -15,9 +17,23 @@ export async function startStub(routes = {}) {
       body += chunk
     })
     req.on('end', () => {
-      const entry = { method: req.method, path: req.url, headers: req.headers, body, closed: false }
+      // `closed`: the client dropped the connection — the server saw it close, or (where the
+      // server does not notice, as Bun 1.3's node:http does not for an unanswered request) the
+      // client's end is no longer open in the machine's TCP table.
+      let seen = false
+      const from = req.socket.remotePort
+      const to = server.address().port
+      const entry = {
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        body,
+        get closed() {
+          return seen || tcpOpen(from, to) === false
+        },
+      }
       req.socket.once('close', () => {
-        entry.closed = true
+        seen = true
       })
       requests.push(entry)
       const route = routes[`${req.method} ${req.url.split('?')[0]}`]

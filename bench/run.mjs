@@ -1,8 +1,8 @@
 // The benchmark driver (issue 11): `npm run bench` = `node bench/run.mjs [--quick] [--runs=3]
 // [--only=stdio,large,...] [--runtimes=node,bun]`.
-// For each runtime (Node = the `node` running this script, Bun = `bun` on PATH, else
-// node_modules/.bin/bun) it starts bench/worker.mjs once per section, one after the other (Node
-// and Bun alternate), each in a fresh process; within a worker the clients (this package, the
+// For each runtime (Node = the `node` running this script, Bun = `--bun=PATH`, else `bun` on PATH,
+// else the newest pinned Bun of scripts/runtimes.mjs) it starts bench/worker.mjs once per
+// section, one after the other (Node and Bun alternate), each in a fresh process; within a worker the clients (this package, the
 // runtime's floor client, on Node the official SDK) run in alternating rounds and report medians.
 // Here the ratios are computed, checked against the issue's targets, printed, and written to
 // bench/results.json and bench/results.svg (bench/chart.mjs). With --runs=N the whole bench runs N
@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
+import { runtimePath } from '../scripts/runtimes.mjs'
 import { chart } from './chart.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -35,10 +36,12 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
+/** `--bun=PATH`, else the `bun` on PATH, else the newest pinned Bun (scripts/runtimes.mjs). */
 function findBun() {
+  const given = opt('bun')
+  if (given) return resolve(given)
   for (const dir of (process.env.PATH ?? '').split(':')) if (dir && existsSync(join(dir, 'bun'))) return join(dir, 'bun')
-  const local = join(ROOT, 'node_modules', '.bin', 'bun')
-  return existsSync(local) ? local : null
+  return runtimePath('bun-newest')
 }
 
 /** The worker invocations of one run, in order: [section, extra args]. */

