@@ -332,6 +332,46 @@ async fn a_crash_fails_pending_requests_with_exit_status_and_stderr() {
     assert!(t.request("echo", None, 1000).is_err());
 }
 
+/// A server that dies at start: a request made after its end was seen, while its exit report
+/// is collected or after, fails with that report (exit status and stderr), not a bare "Transport
+/// closed" — which one a caller got depended on timing (seen under load in tests/examples.rs).
+#[tokio::test]
+async fn a_request_after_the_server_died_fails_with_its_exit_status_and_stderr() {
+    let config = StdioConfig::new(
+        "node",
+        &["-e", "console.error('missing API key'); process.exit(3)"],
+    );
+    let (t, mut rx) = connect(config);
+    let t = Arc::new(t);
+    let started = Instant::now();
+    while t.is_open() {
+        assert!(started.elapsed() < WAIT, "the server's end is seen");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    // At once (the report is being collected), and again once it is (after Closed).
+    let at_once = TransportExt::request(&t, "initialize", None, RequestOptions::default());
+    let early = tokio::time::timeout(WAIT, at_once).await.unwrap();
+    loop {
+        if let Event::Closed(_) = next(&mut rx).await {
+            break;
+        }
+    }
+    let after = TransportExt::request(&t, "initialize", None, RequestOptions::default());
+    let late = tokio::time::timeout(WAIT, after).await.unwrap();
+    for outcome in [early, late] {
+        match outcome {
+            Err(Error::Closed {
+                exit: Some(exit),
+                stderr: Some(stderr),
+            }) => {
+                assert_eq!(exit.code, Some(3));
+                assert!(stderr.contains("missing API key"), "{stderr}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn stderr_flood_without_reading_stdin_does_not_deadlock() {
     let (t, mut rx) = connect(fixture(&["--stderr-flood=10485760"]));

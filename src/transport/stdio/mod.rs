@@ -220,6 +220,7 @@ impl StdioTransport {
                 state: State::Open,
                 pending: Pending::default(),
                 armed: None,
+                ended_with: None,
             }),
             out: Mutex::new(Writer {
                 outbox: VecDeque::new(),
@@ -308,8 +309,9 @@ impl StdioTransport {
     }
 
     fn open_shared(&self) -> Result<&Arc<Shared>, Error> {
-        if self.shared.table().state != State::Open {
-            return Err(Error::closed());
+        let table = self.shared.table();
+        if table.state != State::Open {
+            return Err(table.refusal());
         }
         Ok(&self.shared)
     }
@@ -318,8 +320,11 @@ impl StdioTransport {
     pub fn send_requests(&self, requests: Vec<OutgoingRequest<'_>>) -> Result<(), Error> {
         let shared = &self.shared;
         let mut table = shared.table();
-        if table.state != State::Open {
-            return Err(Error::closed());
+        // While the owner collects how the server ended, requests wait (unwritten) to fail with
+        // that report.
+        let ending = table.state == State::Ending;
+        if table.state != State::Open && !ending {
+            return Err(table.refusal());
         }
         let now = Instant::now();
         let mut earlier = false;
@@ -341,6 +346,10 @@ impl StdioTransport {
             frames.push((r.id, frame));
         }
         drop(table);
+        if ending {
+            shared.sink.emit_all(immediate);
+            return Ok(());
+        }
         if earlier {
             shared.wake.notify_one();
         }

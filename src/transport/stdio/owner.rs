@@ -174,7 +174,9 @@ impl Owner {
                     State::Open => {}
                     State::Closing => return Ending::Requested,
                     State::Dropped => return Ending::Dropped,
-                    State::Ended => unreachable!("only the owner ends a connection"),
+                    State::Ending | State::Ended => {
+                        unreachable!("only the owner ends a connection")
+                    }
                 }
                 // The timer only ever moves earlier here; a deadline whose request settled stays
                 // armed (stale) until it fires. So the steady stream of new requests, whose
@@ -262,7 +264,7 @@ impl Owner {
             State::Closing => Ending::Requested,
             State::Dropped => Ending::Dropped,
             _ => {
-                table.state = State::Ended;
+                table.state = State::Ending;
                 Ending::OnItsOwn { exit, cause }
             }
         }
@@ -403,7 +405,12 @@ impl Owner {
             exit: info,
             stderr: Some(stderr),
         };
-        self.shared.table().pending.close_all(&error);
+        {
+            let mut table = self.shared.table();
+            table.pending.close_all(&error);
+            table.ended_with = Some(error.clone());
+            table.state = State::Ended;
+        }
         match cause {
             Some(cause) => self.shared.sink.emit(Event::Error(cause)),
             None if abnormal => self.shared.sink.emit(Event::Error(error.clone())),
@@ -419,7 +426,7 @@ impl Owner {
     async fn shutdown(&mut self) {
         {
             let mut table = self.shared.table();
-            if matches!(table.state, State::Open) {
+            if matches!(table.state, State::Open | State::Ending) {
                 table.state = State::Ended;
             }
             table.pending.close_all(&Error::closed());

@@ -38,6 +38,9 @@ pub(super) enum State {
     Closing,
     /// The handle was dropped: run the close sequence silently.
     Dropped,
+    /// The server ended on its own and the owner is collecting how (exit status, stderr):
+    /// requests made now are kept, unwritten, and fail with that report.
+    Ending,
     /// The owner is finishing or finished; no more requests.
     Ended,
 }
@@ -48,6 +51,15 @@ pub(super) struct Table {
     pub(super) pending: Pending,
     /// The deadline the owner's timer is set to; a request with an earlier one wakes the owner.
     pub(super) armed: Option<Instant>,
+    /// Why the connection ended, once it ended on its own: what later requests fail with.
+    pub(super) ended_with: Option<Error>,
+}
+
+impl Table {
+    /// What a request made now fails with, when it cannot be made.
+    pub(super) fn refusal(&self) -> Error {
+        self.ended_with.clone().unwrap_or_else(Error::closed)
+    }
 }
 
 /// One connection's shared parts. Two locks, never held together: the table (short: map and
