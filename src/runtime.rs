@@ -84,9 +84,39 @@ pub fn signal_group(pgid: i32, signal: i32) -> bool {
 }
 
 /// True while group `pgid` has a process that is not a zombie (see `has_live_member` for how
-/// closely each platform can tell).
+/// closely each platform can tell). On Linux this can read every process's `/proc/<pid>/stat`
+/// (milliseconds on a busy machine): async code calls [`group_alive_off_thread`] instead.
 pub fn group_alive(pgid: i32) -> bool {
     signal_group(pgid, 0) && has_live_member(pgid)
+}
+
+/// [`group_alive`] on tokio's blocking pool, so that its `/proc` scan never holds the I/O thread
+/// that serves every other connection (it polls every few milliseconds during a shutdown grace).
+/// A pool that cannot run it (the runtime is shutting down) answers "alive", which only means
+/// that the SIGKILL that follows is sent.
+pub async fn group_alive_off_thread(pgid: i32) -> bool {
+    CHECKS.with(|n| n.set(n.get() + 1));
+    if !signal_group(pgid, 0) {
+        return false; // no process at all: no scan needed
+    }
+    tokio::task::spawn_blocking(move || group_alive(pgid))
+        .await
+        .unwrap_or(true)
+}
+
+thread_local! {
+    static SCANS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    static CHECKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// For tests, on the calling thread: how many `/proc` scans [`group_alive`] made, and how many
+/// checks [`group_alive_off_thread`] was asked for. The I/O thread asks and never scans.
+#[doc(hidden)]
+pub fn proc_scans_on_this_thread() -> (u64, u64) {
+    (
+        SCANS.with(std::cell::Cell::get),
+        CHECKS.with(std::cell::Cell::get),
+    )
 }
 
 /// Whether group `pgid`, which `kill(…, 0)` found non-empty, has a member that is not a zombie:
@@ -94,6 +124,7 @@ pub fn group_alive(pgid: i32) -> bool {
 /// not mounted, the probe's answer stands).
 #[cfg(target_os = "linux")]
 fn has_live_member(pgid: i32) -> bool {
+    SCANS.with(|n| n.set(n.get() + 1));
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return true;
     };

@@ -417,6 +417,42 @@ async fn close_kills_a_sigterm_ignoring_server_and_its_grandchild() {
     assert!(!alive(pid) && !alive(gpid));
 }
 
+/// During the grace after SIGTERM the transport polls whether the server's group still has live
+/// members; on Linux each poll scans /proc. That scan must not run on the I/O thread, which
+/// serves every other connection meanwhile (it did, every 10 ms of the grace).
+#[tokio::test]
+async fn the_shutdown_grace_scans_proc_off_the_io_thread() {
+    let mut config = fixture(&[]);
+    config.kill_grace_ms = 300;
+    let (t, mut rx) = connect(config);
+    // A second member of the group, so that the group outlives the server and is checked.
+    let grandchild = call(&t, &mut rx, "spawn-grandchild", "{}").await.unwrap();
+    let gpid: i32 = grandchild
+        .trim_start_matches("{\"pid\":")
+        .trim_end_matches('}')
+        .parse()
+        .unwrap();
+    // The transport's tasks run on this test's runtime, on this thread.
+    let (scans, checks) = mcp_native::runtime::proc_scans_on_this_thread();
+    assert!(t.close());
+    loop {
+        if let Event::Closed(_) = next(&mut rx).await {
+            break;
+        }
+    }
+    let (scans_after, checks_after) = mcp_native::runtime::proc_scans_on_this_thread();
+    assert!(
+        checks_after > checks,
+        "the group was checked after the server went"
+    );
+    assert_eq!(scans_after, scans, "no /proc scan on the I/O thread");
+    let gone = Instant::now();
+    while alive(gpid) {
+        assert!(gone.elapsed() < WAIT, "nothing of the group is left");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 fn alive(pid: i32) -> bool {
     // A zombie that nobody reaped is not alive.
     std::fs::read_to_string(format!("/proc/{pid}/stat"))

@@ -439,10 +439,14 @@ impl Owner {
             .await
             .is_ok();
         // The server is gone; give the rest of its group what is left of the grace period.
-        while reaped && Instant::now() < deadline && runtime::group_alive(self.pgid) {
+        // (Each check scans /proc on the blocking pool, never on this I/O thread.)
+        while reaped
+            && Instant::now() < deadline
+            && runtime::group_alive_off_thread(self.pgid).await
+        {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        if runtime::group_alive(self.pgid) || !reaped {
+        if !reaped || runtime::group_alive_off_thread(self.pgid).await {
             runtime::signal_group(self.pgid, libc::SIGKILL);
         }
         if !reaped {
