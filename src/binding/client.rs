@@ -286,19 +286,6 @@ impl NativeClient {
         guard(&env, || Ok(self.client.generation() as u32))
     }
 
-    /// Answers server→client requests in JS (`onRequest`) or by the defaults.
-    #[napi]
-    pub fn forward_requests(&self, env: Env, on: bool) -> Result<()> {
-        guard(&env, || {
-            self.client.set_handler(if on {
-                Handler::Forward
-            } else {
-                Handler::Default
-            });
-            Ok(())
-        })
-    }
-
     // --- the transport face (the current connection) ------------------------------------------
 
     /// `sendRequests` (as `NativeStdio.sendRequests`, on the current connection) and `feed` (a

@@ -52,11 +52,6 @@ impl Deadline {
         self.at += by;
     }
 
-    /// Whether progress may move it.
-    pub fn moves_on_progress(&self) -> bool {
-        self.reset.is_some()
-    }
-
     fn cap(&self) -> Option<Instant> {
         let max = self.reset?.max_total_ms?;
         Some(self.started + Duration::from_millis(max.min(MAX_TIMEOUT_MS)))
