@@ -607,8 +607,20 @@ describe('startSSEListener', () => {
 
   it('a 405 resolves at once; so does a second call while listening, and one when not connected', async () => {
     const t = await connect()
-    await t.startSSEListener()
-    await new HttpTransport({ type: 'http', url: `${base}/mcp` }).startSSEListener()
+    const before = (await stats()).gets.length
+    await expect(t.startSSEListener()).resolves.toBeUndefined()
+    const once = (await stats()).gets.slice(before)
+    // One GET, on the transport's session, refused with 405.
+    expect(once.length).toBe(1)
+    expect(once[0].session).toBe(t.sessionId ?? null)
+    expect(once[0].accept).toBe('text/event-stream')
+    await expect(t.startSSEListener()).resolves.toBeUndefined()
+    expect(t.connected).toBe(true)
+    expect(await t.request('echo', { still: 1 })).toEqual({ still: 1 })
+    // Not connected: nothing is sent.
+    const seen = (await stats()).gets.length
+    await expect(new HttpTransport({ type: 'http', url: `${base}/mcp` }).startSSEListener()).resolves.toBeUndefined()
+    expect((await stats()).gets.length).toBe(seen)
   })
 
   it('delivers server-initiated notifications and answers pings; close stops it', async () => {

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import { discoverAndLoadMCPTools } from 'mcp-native/loader'
 import { MCPToolCache } from 'mcp-native/tool-cache'
-import { fixture, ROOT } from './helpers.mjs'
+import { fixture, ROOT, waitFor } from './helpers.mjs'
 
 let agentDir
 let saved
@@ -80,11 +80,11 @@ describe('discoverAndLoadMCPTools', () => {
     expect(existsSync(join(agentDir, 'mcp-cache.db'))).toBe(false)
     await load({ loadConfigs: configsOf({ gh: fixture([], { killGraceMs: 200 }) }) })
     const db = join(agentDir, 'mcp-cache.db')
-    await new Promise((r) => setTimeout(r, 100)) // the cache write is not awaited by the load
     const cache = MCPToolCache.open(db)
     try {
-      const tools = await cache.get('gh', fixture([], { killGraceMs: 200 }))
-      expect(tools.map((t) => t.name)).toContain('echo')
+      // The cache write is not awaited by the load: wait until the row is there.
+      const tools = await waitFor(() => cache.get('gh', fixture([], { killGraceMs: 200 })))
+      expect(tools?.map((t) => t.name)).toContain('echo')
     } finally {
       cache.close()
     }
@@ -94,7 +94,7 @@ describe('discoverAndLoadMCPTools', () => {
     const rows = new Map()
     const storage = { getCache: (k) => rows.get(k) ?? null, setCache: (k, v) => rows.set(k, v) }
     await load({ cacheStorage: storage, loadConfigs: configsOf({ gh: fixture([], { killGraceMs: 200 }) }) })
-    await new Promise((r) => setTimeout(r, 100))
+    await waitFor(() => rows.has('mcp_tools:gh'))
     expect(JSON.parse(rows.get('mcp_tools:gh')).version).toBe(1)
 
     writeFileSync(join(agentDir, 'blocker'), 'not a directory')

@@ -294,9 +294,11 @@ describe('connectServers', () => {
     const m = manage(ROOT, null, { onServerStatus: (_n, s) => statuses.push(s) })
     await m.connectServers({ k: fixture([mk]) }, {})
     process.kill(m.getConnection('k').transport.pid, 'SIGKILL')
-    await waitFor(() => statuses.length >= 3)
-    await new Promise((r) => setTimeout(r, 300))
+    expect(await waitFor(() => statuses.includes('disconnected'))).toBe(true)
+    // Reconnect on reports `connecting` at once instead (the test above); off, the server is
+    // closed for good and forgotten: no client is left that could retry.
     expect(statuses).toEqual(['connecting', 'connected', 'disconnected'])
+    expect(m.getConnection('k')).toBeUndefined()
     expect(m.getConnectionStatus('k')).toBe('disconnected')
     expect(m.getTools()).toEqual([])
     expect(processesWith(mk)).toEqual([])

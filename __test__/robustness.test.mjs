@@ -2,6 +2,7 @@
 // Runs under vitest (Node) and `bun test` (Bun) alike.
 import { execFile } from 'node:child_process'
 import { getEventListeners } from 'node:events'
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -489,7 +490,9 @@ describe('8. no request vanishes', () => {
     t.onError = (e) => errors.push(e)
     t.onClose = () => closes++
     expect(await t.request('close-stdin')).toEqual({ ok: true })
-    await new Promise((r) => setTimeout(r, 100))
+    // The server closes its stdin just after it answers: wait until its fd 0 is gone.
+    const fd0 = `/proc/${t.pid}/fd/0`
+    expect(await waitFor(() => !existsSync(fd0), 3000)).toBe(true)
     const started = Date.now()
     const results = await Promise.all([1, 2, 3].map(() => settle(t.request('echo', {}, { timeout: 10000 }))))
     expect(Date.now() - started).toBeLessThan(3000)

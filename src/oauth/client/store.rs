@@ -317,13 +317,21 @@ mod tests {
         let a = FileStore::new(&path);
         let held = a.lock().unwrap();
         let b = FileStore::new(&path);
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
         let writer = std::thread::spawn(move || {
+            started_tx.send(()).unwrap();
             b.update(|map| {
                 map.insert("k".into(), Value::Null);
             })
         });
-        std::thread::sleep(Duration::from_millis(50));
-        assert!(!writer.is_finished());
+        // The writer has started (not merely been spawned): unless it waits for the lock, it
+        // finishes well within this (an update takes well under a millisecond).
+        started_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            !writer.is_finished(),
+            "the update did not wait for the held lock"
+        );
         drop(held);
         writer.join().unwrap().unwrap();
         assert!(a.read_all().unwrap().contains_key("k"));
