@@ -1,4 +1,3 @@
 fn main() {
-    #[cfg(feature = "node")]
     napi_build::setup();
 }

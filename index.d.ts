@@ -527,9 +527,9 @@ export declare class MCPClient {
 // ---------------------------------------------------------------------------------------------
 // Manager (mcp-native/manager)
 
-import type { MCPToolCache } from './tool-cache'
-export { MCPToolCache } from './tool-cache'
-export type { MCPToolCacheStorage, MCPToolCacheStore, MCPToolCacheOptions, OpenMCPToolCache } from './tool-cache'
+import type { MCPToolCache } from './lib/entries/tool-cache'
+export { MCPToolCache } from './lib/entries/tool-cache'
+export type { MCPToolCacheStorage, MCPToolCacheStore, MCPToolCacheOptions, OpenMCPToolCache } from './lib/entries/tool-cache'
 export {
   readMCPConfigFile,
   writeMCPConfigFile,
@@ -540,15 +540,15 @@ export {
   getMCPServer,
   listMCPServers,
   getMCPConfigPath,
-} from './config-writer'
-export { discoverAndLoadMCPTools } from './loader'
-export { loadAllMCPConfigs, validateServerConfig, isExaMCPServer, filterExaMCPServers, extractExaApiKey } from './config'
-export type { LoadMCPConfigsOptions, LoadMCPConfigsResult, ExaFilterResult, MCPConfigProviderId } from './config'
-export { analyzeAuthError, detectAuthError, discoverOAuthEndpoints, extractOAuthEndpoints } from './oauth-discovery'
-export type { AuthDetectionResult, OAuthEndpoints, DiscoverOAuthEndpointsOptions } from './oauth-discovery'
-export { MCPOAuthFlow } from './oauth-flow'
-export type { MCPOAuthConfig, OAuthController, OAuthCredentials, MCPOAuthFlowOptions } from './oauth-flow'
-export type { MCPToolsLoadOptions, MCPToolsLoadResult, LoadedMCPTool, AgentStorage } from './loader'
+} from './lib/entries/config-writer'
+export { discoverAndLoadMCPTools } from './lib/entries/loader'
+export { loadAllMCPConfigs, validateServerConfig, isExaMCPServer, filterExaMCPServers, extractExaApiKey } from './lib/entries/config'
+export type { LoadMCPConfigsOptions, LoadMCPConfigsResult, ExaFilterResult, MCPConfigProviderId } from './lib/entries/config'
+export { analyzeAuthError, detectAuthError, discoverOAuthEndpoints, extractOAuthEndpoints } from './lib/entries/oauth-discovery'
+export type { AuthDetectionResult, OAuthEndpoints, DiscoverOAuthEndpointsOptions } from './lib/entries/oauth-discovery'
+export { MCPOAuthFlow } from './lib/entries/oauth-flow'
+export type { MCPOAuthConfig, OAuthController, OAuthCredentials, MCPOAuthFlowOptions } from './lib/entries/oauth-flow'
+export type { MCPToolsLoadOptions, MCPToolsLoadResult, LoadedMCPTool, AgentStorage } from './lib/entries/loader'
 
 export interface AuthStorage {
   get(
@@ -660,7 +660,7 @@ export declare function createMCPManager<TTool = Tool>(
 // ---------------------------------------------------------------------------------------------
 // Tool bridge (mcp-native/tool-bridge)
 
-import type { DeferredMCPTool, MCPTool, MCPToolRenderer } from './tool-bridge'
+import type { DeferredMCPTool, MCPTool, MCPToolRenderer } from './lib/entries/tool-bridge'
 export {
   MCPTool,
   DeferredMCPTool,
@@ -672,4 +672,4 @@ export {
   type MCPToolResult,
   type MCPToolRenderer,
   type MCPToolOptions,
-} from './tool-bridge'
+} from './lib/entries/tool-bridge'

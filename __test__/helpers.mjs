@@ -103,7 +103,7 @@ export async function startEverything(mode) {
 
 /**
  * The kinds of the events a transport (or a client's face) handles from now on, in order
- * (lib/core.js `_onEvent`): 0 an answer parsed with its batch, 14 a large answer (binding/sink.rs).
+ * (lib/core.js `_onEvent`): 0 an answer parsed with its batch, 14 a large answer (src/sink.rs).
  * @param {any} transport
  * @returns {number[]} filled as events come
  */
@@ -121,7 +121,7 @@ export function eventKinds(transport) {
 /**
  * An answer of 64 KiB or more with long strings (20 KiB and more) of every kind: escapes, Latin-1,
  * wide characters and emoji, nested lists, an escaped key, `__proto__` (the long-string route of
- * large answers, binding/sink.rs).
+ * large answers, src/sink.rs).
  */
 export function longStringsValue() {
   const long = (s) => s.repeat(Math.ceil((20 * 1024) / s.length))

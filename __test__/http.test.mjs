@@ -101,7 +101,7 @@ describe('HttpTransport basics', () => {
     })
   })
 
-  // A result of 64 KiB or more crosses as stdio's large answers do (binding/sink.rs): unparsed,
+  // A result of 64 KiB or more crosses as stdio's large answers do (src/sink.rs): unparsed,
   // its long strings cut out on the I/O thread, put back into the parse of the rest in JS.
   it('large results (JSON body or SSE event) come back as JSON.parse of the whole gives them', async () => {
     const t = await connect()
@@ -248,7 +248,7 @@ describe('HttpTransport errors', () => {
   it('requests of one tick with one aborted between them: each of the others is answered as itself, under its own id', async () => {
     const t = await connect()
     // One tick's requests go to Rust as one batch, where an id that follows the line before's
-    // is not written out (binding/convert.rs request_line): the aborted one leaves a gap.
+    // is not written out (src/convert.rs request_line): the aborted one leaves a gap.
     const ac = new AbortController()
     const text = JSON.stringify({ jsonrpc: '2.0', id: '$ID', result: { id: '$ID' } }).replaceAll('"$ID"', '$ID')
     const calls = ['g1', 'g2', 'g3', 'g4', 'g5'].map((marker) =>

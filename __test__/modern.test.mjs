@@ -186,7 +186,7 @@ describe('era negotiation', () => {
   })
 
   // A modern-era call is a call of the Rust client; its large result crosses as a large answer of
-  // the transports does (binding/sink.rs): unparsed, its long strings cut out off the JS thread.
+  // the transports does (src/sink.rs): unparsed, its long strings cut out off the JS thread.
   it('a large result of a modern call (HTTP, stdio) comes back as JSON.parse of the whole gives it', async () => {
     const value = longStringsValue()
     for (const cfg of [{ type: 'http', url: modern.url }, stdioModern()]) {

@@ -143,7 +143,7 @@ describe('framing', () => {
 })
 
 // Answers of 64 KiB and more cross to JS as the server wrote them, parsed once there
-// (binding/sink.rs, RAW_ANSWER_BYTES); everything else about them stays as for small ones.
+// (src/sink.rs, RAW_ANSWER_BYTES); everything else about them stays as for small ones.
 describe('large answers', () => {
   const KIB = 1024
   /** A full garbage collection: Bun's, or V8's (exposed for the test). */
@@ -215,7 +215,7 @@ describe('large answers', () => {
   )
 
   // String values of 16 KiB and more of a large answer cross as strings of their own, put back
-  // into the parse of the rest (binding/sink.rs, src/jsonrpc/long_strings.rs).
+  // into the parse of the rest (src/sink.rs, src/jsonrpc/long_strings.rs).
   it('long strings cut out of a large answer come back as JSON.parse of the whole gives them', async () => {
     const t = await connect()
     const value = longStringsValue()

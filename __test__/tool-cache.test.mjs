@@ -354,7 +354,7 @@ describe('MCPToolCache.open: the SQLite store', () => {
         const script = join(dir, 'child.cjs')
         writeFileSync(
           script,
-          `const { MCPToolCache } = require(${JSON.stringify(join(ROOT, 'tool-cache.js'))})
+          `const { MCPToolCache } = require(${JSON.stringify(join(ROOT, 'lib', 'entries', 'tool-cache.js'))})
 const cache = MCPToolCache.open(process.argv[2])
 ;(async () => {
   const tools = await cache.get('a', { command: 'x' })

@@ -56,7 +56,7 @@ async function createTransport(config) {
 }
 
 /**
- * The options `NativeClient` reads (binding/client.rs), as JSON text.
+ * The options `NativeClient` reads (src/client.rs), as JSON text.
  * @param {MCPClientOptions | undefined} options
  * @param {boolean} forwardRequests
  * @param {any} [oauth] the NativeOAuth of `options.oauth` (oauth-client.js)
@@ -690,7 +690,7 @@ class MCPClient {
   }
 
   /**
-   * The Rust client's own events (binding/sink.rs, kinds 7 to 10).
+   * The Rust client's own events (src/sink.rs, kinds 7 to 10).
    * @param {any[]} ev
    */
   _onClientEvent(ev) {
@@ -810,7 +810,7 @@ module.exports = {
 
 /**
  * Type check only (no code): this module's exports match the declarations users see (client.d.ts).
- * @template {typeof import('../client.js')} T
+ * @template {typeof import('./entries/client.js')} T
  * @typedef {T} MatchesDeclarations
  */
 /** @typedef {MatchesDeclarations<typeof module.exports>} ExportsMatchDeclarations */

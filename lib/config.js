@@ -10,9 +10,9 @@ const { homeDir } = require('./agent-dir.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').SourceMeta} SourceMeta */
-/** @typedef {import('../config.js').LoadMCPConfigsOptions} LoadMCPConfigsOptions */
-/** @typedef {import('../config.js').LoadMCPConfigsResult} LoadMCPConfigsResult */
-/** @typedef {import('../config.js').ExaFilterResult} ExaFilterResult */
+/** @typedef {import('./entries/config.js').LoadMCPConfigsOptions} LoadMCPConfigsOptions */
+/** @typedef {import('./entries/config.js').LoadMCPConfigsResult} LoadMCPConfigsResult */
+/** @typedef {import('./entries/config.js').ExaFilterResult} ExaFilterResult */
 /** What the Rust checks may see of a config: any object, read loosely. */
 /** @typedef {Record<string, any> | null | undefined} AnyConfig */
 

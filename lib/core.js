@@ -49,17 +49,17 @@ const FLUSH_AT = 8 * 4
 /** @typedef {import('../index.js').StdioTransport} DeclaredStdioTransport */
 /** @typedef {import('../index.js').HttpTransport} DeclaredHttpTransport */
 /** @typedef {{ progress: number, total?: number, message?: string }} ProgressInfo */
-/** An error as Rust describes it (binding/errors.rs): the message, a `code`, and extra members. */
+/** An error as Rust describes it (src/errors.rs): the message, a `code`, and extra members. */
 /** @typedef {{ message: string, code?: string, [key: string]: unknown }} ErrorDescriptor */
 /**
- * One event of a batch from Rust (binding/sink.rs). Results and params are the server's JSON as
+ * One event of a batch from Rust (src/sink.rs). Results and params are the server's JSON as
  * it came: any JSON value, hence `any`.
  * @typedef {[0, number, any?] | [1, number, ErrorDescriptor] | [2, string, any?] | [3, string | number, string, any?]
  *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null] | [14, number, string]
  *   | [14, number, string, string, (string | number)[][], string[]] | [15] | [16]} NativeEvent
  */
 /**
- * A batch of events from Rust (binding/sink.rs): its JSON text, or, when it carries large answers
+ * A batch of events from Rust (src/sink.rs): its JSON text, or, when it carries large answers
  * as they came (events `[14, id, k]`, or `[14, id, k, tag, paths]` with the long strings cut out of
  * the answer, which follow it), an array of the text and those texts.
  * @typedef {string | string[]} Batch
@@ -68,7 +68,7 @@ const FLUSH_AT = 8 * 4
 /**
  * The events of a batch, each large answer's text in place of its index.
  * @param {Batch} batch
- * @returns {any[]} the events: {@link NativeEvent}s, or a manager's (binding/manager.rs)
+ * @returns {any[]} the events: {@link NativeEvent}s, or a manager's (src/manager.rs)
  */
 function readBatch(batch) {
   if (typeof batch === 'string') return JSON.parse(batch)
@@ -79,7 +79,7 @@ function readBatch(batch) {
     if (inner[0] === 14) {
       const k = inner[2] + 1
       inner[2] = batch[k]
-      // [14, id, k, tag, paths]: the answer's long strings follow its skeleton (binding/sink.rs).
+      // [14, id, k, tag, paths]: the answer's long strings follow its skeleton (src/sink.rs).
       if (inner.length > 3) inner[5] = batch.slice(k + 1, k + 1 + inner[4].length)
     }
   }
@@ -163,7 +163,7 @@ function invalidParams(what) {
 
 /**
  * `config.timeout ?? 30000` in milliseconds (SPEC 3.1). Anything but a non-negative number is a
- * config error naming the field. Rounding happens once, in Rust (binding/convert.rs).
+ * config error naming the field. Rounding happens once, in Rust (src/convert.rs).
  * @param {{ timeout?: unknown } | null | undefined} config a server config or request options, as given
  * @returns {number}
  */
@@ -541,7 +541,7 @@ class SignalWatch {
 }
 
 /**
- * A server config as Rust reads it (binding/convert.rs), as JSON text: Rust checks and converts
+ * A server config as Rust reads it (src/convert.rs), as JSON text: Rust checks and converts
  * every field; here only the environment is merged (stdio) and the timeout checked, so that a bad
  * one is a config error at connect rather than a surprise at the first request.
  * @param {any} config a `MCPServerConfig`
@@ -794,7 +794,7 @@ class NativeTransport {
       const entry = this._pending.get(id)
       if (!entry) continue // aborted before it was sent
       entry.queued = false
-      // The id is left out where it is the one after the line before's (binding/convert.rs
+      // The id is left out where it is the one after the line before's (src/convert.rs
       // request_line; the first line's is always written). Where written, JSON.stringify, not
       // `${id}`: V8 (Node 20) turns a number into text through its number-to-string cache, whose
       // strings it allocates in the old generation, and with one such string a request its young
@@ -918,7 +918,7 @@ class NativeTransport {
         break
       }
       case 14: {
-        // A large answer, as the server wrote it (binding/sink.rs): parsed here, once.
+        // A large answer, as the server wrote it (src/sink.rs): parsed here, once.
         const entry = this._settle(ev[1])
         if (!entry) break
         /** @type {any} */
@@ -972,7 +972,7 @@ class NativeTransport {
         this._onClosed(ev[1])
         break
       default:
-        // A client's own events (kinds 7+, binding/sink.rs), when this is its face.
+        // A client's own events (kinds 7+, src/sink.rs), when this is its face.
         this._client?._onClientEvent(ev)
     }
   }
@@ -1039,7 +1039,7 @@ function paramsJson(params, progressToken) {
     // only other objects (toJSON, boxed primitives, raw JSON) have the text's first character
     // read. Reading it makes V8 flatten the text it built in parts, ~45 ns a request (Node 20).
     // (Read before JSON.stringify, which may run a toJSON that changes the object; a text that is
-    // not '{…}'/'[…]' all the same fails its request in Rust, binding/convert.rs request_line.)
+    // not '{…}'/'[…]' all the same fails its request in Rust, src/convert.rs request_line.)
     plain = typeof p.toJSON !== 'function' && (Array.isArray(p) || Object.getPrototypeOf(p) === Object.prototype)
     body = JSON.stringify(p)
   } catch (err) {

@@ -141,7 +141,7 @@ exports.parseSSE = parseSSE
 
 /**
  * Type check only (no code): this module's exports match the declarations users see (json-rpc.d.ts).
- * @template {typeof import('../json-rpc.js')} T
+ * @template {typeof import('./entries/json-rpc.js')} T
  * @typedef {T} MatchesDeclarations
  */
 /** @typedef {MatchesDeclarations<typeof exports>} ExportsMatchDeclarations */

@@ -5,14 +5,14 @@ const { MCPManager } = require('./manager.js')
 const { safeString } = require('./core.js')
 
 /** @typedef {import('../index.js').Tool} Tool */
-/** @typedef {import('../loader.js').AgentStorage} AgentStorage */
+/** @typedef {import('./entries/loader.js').AgentStorage} AgentStorage */
 /**
  * @template [TTool=Tool]
- * @typedef {import('../loader.js').MCPToolsLoadOptions<TTool>} MCPToolsLoadOptions
+ * @typedef {import('./entries/loader.js').MCPToolsLoadOptions<TTool>} MCPToolsLoadOptions
  */
 /**
  * @template [TTool=Tool]
- * @typedef {import('../loader.js').MCPToolsLoadResult<TTool>} MCPToolsLoadResult
+ * @typedef {import('./entries/loader.js').MCPToolsLoadResult<TTool>} MCPToolsLoadResult
  */
 
 /** @param {unknown} err */

@@ -293,7 +293,7 @@ class MCPManager {
     return { tools, errors, connectedServers, exaApiKeys: [] }
   }
 
-  // --- what Rust asks (src/binding/manager.rs) ------------------------------------------------
+  // --- what Rust asks (src/manager.rs) ------------------------------------------------
 
   /**
    * Answers the Rust manager's lifecycle calls: `prepare` (the config to connect with),
@@ -344,7 +344,7 @@ class MCPManager {
   }
 
   /**
-   * Events of the Rust manager and of its servers (binding/manager.rs).
+   * Events of the Rust manager and of its servers (src/manager.rs).
    * @param {import('./core.js').Batch} batch
    */
   _onBatch(batch) {
@@ -749,7 +749,7 @@ module.exports = {
 
 /**
  * Type check only (no code): this module's exports match the declarations users see (manager.d.ts).
- * @template {typeof import('../manager.js')} T
+ * @template {typeof import('./entries/manager.js')} T
  * @typedef {T} MatchesDeclarations
  */
 /** @typedef {MatchesDeclarations<typeof module.exports>} ExportsMatchDeclarations */

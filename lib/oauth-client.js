@@ -1,7 +1,7 @@
 'use strict'
 // The `oauth` option of MCPClient, connectToServer and MCPManager (SPEC 10.3): the OAuth client
 // of Streamable HTTP servers runs in Rust (src/oauth/client/); this file turns the option into a
-// `NativeOAuth` (src/binding/oauth_client.rs) and answers what only JavaScript can: the user's
+// `NativeOAuth` (src/oauth_client.rs) and answers what only JavaScript can: the user's
 // `onAuthorize` and `openUrl`, and a JS `store`. Every user call is bounded here: a throw, a
 // rejection, a wrong type or a promise that never settles becomes a rejection with a fixed text
 // (never the user's message, which might hold a token), so the Rust side always gets an answer.

@@ -10,9 +10,9 @@
 const native = require('../native.js')
 const { swallow } = require('./core.js')
 
-/** @typedef {import('../oauth-discovery.js').OAuthEndpoints} OAuthEndpoints */
-/** @typedef {import('../oauth-discovery.js').AuthDetectionResult} AuthDetectionResult */
-/** @typedef {import('../oauth-discovery.js').DiscoverOAuthEndpointsOptions} DiscoverOAuthEndpointsOptions */
+/** @typedef {import('./entries/oauth-discovery.js').OAuthEndpoints} OAuthEndpoints */
+/** @typedef {import('./entries/oauth-discovery.js').AuthDetectionResult} AuthDetectionResult */
+/** @typedef {import('./entries/oauth-discovery.js').DiscoverOAuthEndpointsOptions} DiscoverOAuthEndpointsOptions */
 
 /**
  * Endpoints as a source found them. A JSON source's values come through as they were — any

@@ -11,10 +11,10 @@
 const native = require('../native.js')
 const { safeString, swallow, toError } = require('./core.js')
 
-/** @typedef {import('../oauth-flow.js').MCPOAuthConfig} MCPOAuthConfig */
-/** @typedef {import('../oauth-flow.js').OAuthController} OAuthController */
-/** @typedef {import('../oauth-flow.js').OAuthCredentials} OAuthCredentials */
-/** @typedef {import('../oauth-flow.js').MCPOAuthFlowOptions} MCPOAuthFlowOptions */
+/** @typedef {import('./entries/oauth-flow.js').MCPOAuthConfig} MCPOAuthConfig */
+/** @typedef {import('./entries/oauth-flow.js').OAuthController} OAuthController */
+/** @typedef {import('./entries/oauth-flow.js').OAuthCredentials} OAuthCredentials */
+/** @typedef {import('./entries/oauth-flow.js').MCPOAuthFlowOptions} MCPOAuthFlowOptions */
 /** @typedef {import('../native.js').NativeOAuthFlow} NativeOAuthFlow */
 
 /**

@@ -7,8 +7,8 @@ const native = require('../native.js')
 const { callTool } = require('./client.js')
 const { safeString } = require('./core.js')
 
-/** @typedef {import('../tool-bridge.js').MCPToolResult} MCPToolResult */
-/** @typedef {import('../tool-bridge.js').MCPToolDetails} MCPToolDetails */
+/** @typedef {import('./entries/tool-bridge.js').MCPToolResult} MCPToolResult */
+/** @typedef {import('./entries/tool-bridge.js').MCPToolDetails} MCPToolDetails */
 
 /** A tool call ends this way when it was aborted (SPEC 8.1 "Aborts"). */
 class ToolAbortError extends Error {
@@ -359,5 +359,5 @@ module.exports = { MCPTool, DeferredMCPTool, createMCPToolName, parseMCPToolName
  * @template D
  * @typedef {T} HasPublicShapeOf
  */
-/** @typedef {HasPublicShapeOf<MCPTool, import('../tool-bridge.js').MCPTool>} MCPToolMatchesDeclaration */
-/** @typedef {HasPublicShapeOf<DeferredMCPTool, import('../tool-bridge.js').DeferredMCPTool>} DeferredMCPToolMatchesDeclaration */
+/** @typedef {HasPublicShapeOf<MCPTool, import('./entries/tool-bridge.js').MCPTool>} MCPToolMatchesDeclaration */
+/** @typedef {HasPublicShapeOf<DeferredMCPTool, import('./entries/tool-bridge.js').DeferredMCPTool>} DeferredMCPToolMatchesDeclaration */

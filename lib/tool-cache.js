@@ -13,9 +13,9 @@ const { agentDir } = require('./agent-dir.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPToolDefinition} MCPToolDefinition */
-/** @typedef {import('../tool-cache.js').MCPToolCacheStorage} MCPToolCacheStorage */
-/** @typedef {import('../tool-cache.js').MCPToolCacheOptions} MCPToolCacheOptions */
-/** @typedef {import('../tool-cache.js').OpenMCPToolCache} OpenMCPToolCache */
+/** @typedef {import('./entries/tool-cache.js').MCPToolCacheStorage} MCPToolCacheStorage */
+/** @typedef {import('./entries/tool-cache.js').MCPToolCacheOptions} MCPToolCacheOptions */
+/** @typedef {import('./entries/tool-cache.js').OpenMCPToolCache} OpenMCPToolCache */
 
 const CACHE_VERSION = 1
 const CACHE_PREFIX = 'mcp_tools:'

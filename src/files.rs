@@ -1,152 +1,46 @@
-//! File work for the config writer (SPEC 8.5) and the cache store: read a file's text, telling
-//! "absent" apart from every other failure; replace a file atomically (`<path>.tmp`, then
-//! rename); create private directories. The config JSON itself stays in JavaScript
-//! (`JSON.stringify`/`JSON.parse` give the reference's exact text and its `SyntaxError`s).
-//! Failures are [`Error::Fs`], printed like Node's fs errors.
+//! The config writer's file work (`mcp_native_core::files`) for `lib/config-writer.js`: each call runs on a
+//! blocking thread of the crate's runtime and answers with a promise, so neither the JS thread
+//! nor a libuv worker waits for the disk.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::error::Error;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
 
-/// Mode of a written config file: it may hold tokens in `headers` or `env`.
-const FILE_MODE: u32 = 0o600;
-/// Mode of the directories this module creates (config and cache directories are private).
-const DIR_MODE: u32 = 0o700;
+use super::errors::{guard, promise};
+use mcp_native_core::error::Error as McpError;
+use mcp_native_core::files;
 
-/// `mkdir -p` with mode 0o700 (before the umask) for the directories it creates; existing ones
-/// are left as they are.
-pub fn create_private_dirs(dir: &Path) -> Result<(), Error> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(DIR_MODE)
-        .create(dir)
-        .map_err(|e| Error::fs("mkdir", dir, None, &e))
-}
-
-/// The UTF-8 text of `path` (invalid sequences become U+FFFD, as Node's `readFile(p, "utf-8")`
-/// does), or `None` when it does not exist (ENOENT). Every other failure is an error.
-pub fn read_text(path: &Path) -> Result<Option<String>, Error> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        })),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        // Reading a directory fails at read(2), not open(2), as in Node.
-        Err(e) if e.raw_os_error() == Some(libc::EISDIR) => Err(Error::fs("read", path, None, &e)),
-        Err(e) => Err(Error::fs("open", path, None, &e)),
+/// Runs `work` on the runtime's blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> std::result::Result<T, McpError> + Send + 'static,
+) -> std::result::Result<T, McpError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(outcome) => outcome,
+        Err(join) if join.is_panic() => Err(McpError::Internal("a file task panicked".into())),
+        Err(_) => Err(McpError::Internal("a file task was cancelled".into())),
     }
 }
 
-/// The temporary file a write goes through: `<path>.tmp`.
-pub fn temp_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_os_string();
-    name.push(".tmp");
-    PathBuf::from(name)
+/// The UTF-8 text of the file at `path`, or `null` when it does not exist. Other failures reject
+/// with an `Error` like Node's fs errors (`code` `EACCES`, `EISDIR`, ...; `syscall`, `path`).
+#[napi(ts_return_type = "Promise<string | null>")]
+pub fn read_text_file(env: &Env, path: String) -> Result<Object<'_>> {
+    guard(env, || {
+        promise(env, async move {
+            blocking(move || files::read_text(&PathBuf::from(path))).await
+        })
+    })
 }
 
-/// Replaces `path` with `text`: creates the parent directories (0o700), writes `<path>.tmp`
-/// (0o600, flushed to disk so that a crash never leaves an empty config behind the rename), then
-/// renames it onto `path`. On failure the temporary file is left as it is (SPEC 8.5).
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), Error> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        create_private_dirs(parent)?;
-    }
-    let tmp = temp_path(path);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(FILE_MODE)
-        .open(&tmp)
-        .map_err(|e| Error::fs("open", &tmp, None, &e))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::fs("write", &tmp, None, &e))?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(|e| Error::fs("rename", &tmp, Some(path), &e))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
-    use super::*;
-
-    fn temp(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("mcp-native-files-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
-    fn mode(path: &Path) -> u32 {
-        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-    }
-
-    #[test]
-    fn absent_is_none_and_writes_replace_atomically() {
-        let dir = temp("write");
-        let file = dir.join("x/y/mcp.json");
-        assert_eq!(read_text(&file).unwrap(), None);
-        write_atomic(&file, "{\n  \"a\": 1\n}").unwrap();
-        assert_eq!(
-            read_text(&file).unwrap().as_deref(),
-            Some("{\n  \"a\": 1\n}")
-        );
-        assert!(!temp_path(&file).exists());
-        assert_eq!(mode(&file), FILE_MODE);
-        assert_eq!(mode(&dir.join("x/y")), 0o700);
-        write_atomic(&file, "{}").unwrap();
-        assert_eq!(read_text(&file).unwrap().as_deref(), Some("{}"));
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn failures_look_like_node_errors() {
-        let dir = temp("fail");
-        std::fs::create_dir_all(&dir).unwrap();
-        let err = read_text(&dir).unwrap_err();
-        assert_eq!(err.code(), "EISDIR");
-        assert_eq!(
-            err.to_string(),
-            format!(
-                "EISDIR: illegal operation on a directory, read '{}'",
-                dir.display()
-            )
-        );
-        // Renaming onto a directory fails; the temporary file stays.
-        let target = dir.join("taken");
-        std::fs::create_dir_all(target.join("inner")).unwrap();
-        let err = write_atomic(&target, "{}").unwrap_err();
-        assert!(
-            matches!(
-                &err,
-                Error::Fs {
-                    syscall: "rename",
-                    dest: Some(_),
-                    ..
-                }
-            ),
-            "{err}"
-        );
-        assert!(temp_path(&target).exists());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn invalid_utf8_is_replaced() {
-        let dir = temp("utf8");
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("bad.json");
-        std::fs::write(&file, b"{\"a\":\"\xff\"}").unwrap();
-        assert_eq!(
-            read_text(&file).unwrap().as_deref(),
-            Some("{\"a\":\"\u{fffd}\"}")
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
+/// Replaces the file at `path` with `text`: parent directories created (mode 0o700), `text`
+/// written to `<path>.tmp` (mode 0o600) and renamed onto `path`. Failures reject like Node's fs
+/// errors; a temporary file is then left behind.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn write_file_atomic(env: &Env, path: String, text: String) -> Result<Object<'_>> {
+    guard(env, || {
+        promise(env, async move {
+            blocking(move || files::write_atomic(&PathBuf::from(path), &text)).await
+        })
+    })
 }

@@ -1,49 +1,72 @@
-//! mcp-native: the client side of the Model Context Protocol, as a Rust core with a Node.js binding.
-//!
-//! Crate map (one line per module; the layers only talk to the layer below):
-//! - [`error`]: the one error enum; its `Display` strings are the exact JS `error.message`s.
-//! - [`jsonrpc`]: wire types — outgoing frames, incoming message classification, ids, id sniffing.
-//! - [`framing`]: bytes → messages without I/O: [`framing::jsonl`] (newline-delimited JSON, stdio)
-//!   and [`framing::sse`] (the bounded event-stream decoder, HTTP).
-//! - [`transport`]: I/O and lifecycle — events and the pending-request table they share,
-//!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
-//! - [`config`]: discovery of every configured server (SPEC 7), validation, Exa detection, tool
-//!   names, `!command` values.
-//! - [`net`]: the one HTTP client setup (proxies from the environment, `NODE_EXTRA_CA_CERTS`).
-//! - [`oauth`]: OAuth — shared pieces (PKCE, loopback callback listener, bounded requests) and
-//!   the reference's discovery and login flow (SPEC 8.6, 8.7).
-//! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
-//! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
-//! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.
-//! - `binding`: the only module that imports napi; thin convert → delegate → convert, with every
-//!   exported call guarded against panics; it also installs the addon's allocator (mimalloc for
-//!   small blocks, the system's for large ones).
+//! mcp-native: the Node.js binding of `mcp-native-core` (crates/mcp-native-core), and the only
+//! crate that imports napi: thin convert → delegate → convert. Values from JS become
+//! Rust values in one place (`convert`); events cross to JavaScript in batches of JSON text
+//! (`sink`); errors cross as JSON descriptors that `core.js` turns into `Error` objects, or as
+//! `Error` objects built here (`errors`). Every exported call runs inside `errors::guard` (or
+//! `errors::promise`): a panic becomes an `Error` with code `MCP_INTERNAL`, never an abort.
+//! `alloc` is the addon's global allocator (mimalloc under 64 KiB, the system's from 64 KiB up),
+//! behind the cargo feature `allocator` (on by default).
 
-#![warn(missing_docs)]
-
-pub mod cache;
-pub mod client;
+#[cfg(feature = "allocator")]
+mod alloc;
+mod cache;
+mod client;
+mod client_options;
 pub mod config;
-pub mod error;
+mod convert;
+mod errors;
 pub mod files;
-pub mod framing;
-pub mod jsonrpc;
-pub mod manager;
-pub mod net;
+mod host;
+mod hot;
+mod http;
+mod manager;
 pub mod oauth;
-pub mod runtime;
-pub mod transport;
+mod oauth_client;
+mod sink;
+mod stdio;
 
-#[cfg(feature = "node")]
-#[doc(hidden)]
-pub mod binding;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
 
-// Unix only: child processes are managed as process groups with POSIX signals, pipes are driven
-// as raw descriptors, files get Unix modes. Linux-only parts (the parent-death signal, the
-// `/proc` zombie check) have a portable path beside them, so other Unixes (macOS, the BSDs)
-// compile. Windows would need its own process handling (job objects), not a cfg here and there.
-#[cfg(not(unix))]
-compile_error!(
-    "mcp-native supports Unix only (Linux; macOS builds too, with a weaker cleanup of servers \
-     after a host crash): it manages MCP servers as POSIX process groups"
-);
+use errors::guard;
+
+/// Terminates every server process group this addon started (SIGTERM, a short grace, SIGKILL).
+/// `core.js` calls it when the host process exits.
+#[napi]
+pub fn kill_all_children(env: Env) -> Result<()> {
+    guard(&env, || {
+        mcp_native_core::runtime::kill_all_children();
+        Ok(())
+    })
+}
+
+/// Test hook: panics inside an exported call — synchronously, or (`inPromise`) inside the work
+/// of a returned promise — to show that the panic reaches JS as an `Error` with code
+/// `MCP_INTERNAL`. Harmless: it only ever throws or rejects.
+#[napi(ts_return_type = "void | Promise<void>")]
+pub fn test_panic(env: &Env, in_promise: bool) -> Result<Unknown<'_>> {
+    guard(env, || {
+        if in_promise {
+            let p = errors::promise(env, async move {
+                if in_promise {
+                    panic!("test panic in a promise");
+                }
+                Ok(())
+            })?;
+            return ToNapiValue::into_unknown(p, env);
+        }
+        panic!("test panic");
+    })
+}
+
+/// The reply to a server→client request from JS: `error` (JSON text) wins, else `result`, else `{}`.
+fn reply_outcome<'a>(
+    result: &'a Option<String>,
+    error: &'a Option<String>,
+) -> std::result::Result<&'a str, &'a str> {
+    match (error, result) {
+        (Some(e), _) => Err(e.as_str()),
+        (None, Some(r)) => Ok(r.as_str()),
+        (None, None) => Ok("{}"),
+    }
+}

@@ -13,6 +13,11 @@ try {
   const pkg = join(dir, 'node_modules', 'mcp-native')
   mkdirSync(pkg, { recursive: true })
   for (const f of readdirSync(root)) if (f.endsWith('.d.ts') || f === 'package.json') copyFileSync(join(root, f), join(pkg, f))
+  // The sub-path entries' declarations, where the root's refer to them.
+  mkdirSync(join(pkg, 'lib', 'entries'), { recursive: true })
+  for (const f of readdirSync(join(root, 'lib', 'entries'))) {
+    if (f.endsWith('.d.ts')) copyFileSync(join(root, 'lib', 'entries', f), join(pkg, 'lib', 'entries', f))
+  }
   mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true })
   execFileSync('cp', ['-r', join(root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node')])
   execFileSync('cp', ['-r', join(root, 'node_modules', 'undici-types'), join(dir, 'node_modules', 'undici-types')])

@@ -5,5 +5,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    mcp_native::framing::sse::check_chunking(data);
+    mcp_native_core::framing::sse::check_chunking(data);
 });

@@ -1,0 +1,44 @@
+//! mcp-native-core: the client side of the Model Context Protocol in Rust — the protocol, the
+//! transports and the orchestration of many servers. It has no Node.js in it: the addon
+//! `mcp-native` (the workspace root) is a thin napi binding over this crate.
+//!
+//! Crate map (one line per module; the layers only talk to the layer below):
+//! - [`error`]: the one error enum; its `Display` strings are the exact JS `error.message`s.
+//! - [`jsonrpc`]: wire types — outgoing frames, incoming message classification, ids, id sniffing.
+//! - [`framing`]: bytes → messages without I/O: [`framing::jsonl`] (newline-delimited JSON, stdio)
+//!   and [`framing::sse`] (the bounded event-stream decoder, HTTP).
+//! - [`transport`]: I/O and lifecycle — events and the pending-request table they share,
+//!   [`transport::stdio`] (child process) and [`transport::http`] (Streamable HTTP, legacy SSE).
+//! - [`config`]: discovery of every configured server (SPEC 7), validation, Exa detection, tool
+//!   names, `!command` values.
+//! - [`net`]: the one HTTP client setup (proxies from the environment, `NODE_EXTRA_CA_CERTS`).
+//! - [`oauth`]: OAuth — shared pieces (PKCE, loopback callback listener, bounded requests) and
+//!   the reference's discovery and login flow (SPEC 8.6, 8.7).
+//! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
+//! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
+//! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.
+
+#![warn(missing_docs)]
+
+pub mod cache;
+pub mod client;
+pub mod config;
+pub mod error;
+pub mod files;
+pub mod framing;
+pub mod jsonrpc;
+pub mod manager;
+pub mod net;
+pub mod oauth;
+pub mod runtime;
+pub mod transport;
+
+// Unix only: child processes are managed as process groups with POSIX signals, pipes are driven
+// as raw descriptors, files get Unix modes. Linux-only parts (the parent-death signal, the
+// `/proc` zombie check) have a portable path beside them, so other Unixes (macOS, the BSDs)
+// compile. Windows would need its own process handling (job objects), not a cfg here and there.
+#[cfg(not(unix))]
+compile_error!(
+    "mcp-native-core supports Unix only (Linux; macOS builds too, with a weaker cleanup of servers \
+     after a host crash): it manages MCP servers as POSIX process groups"
+);

@@ -1,0 +1,431 @@
+//! The stdio transport (SPEC 3.2): a child process speaking newline-delimited JSON.
+//!
+//! [`StdioTransport`] is one connection: [`StdioTransport::spawn`] starts the child and one owner
+//! task (`owner.rs`) that reads stdout, fires deadlines, waits for stdin to drain and runs
+//! shutdown. A second task drains stderr, keeping its tail. A new connection is a new transport.
+//!
+//! The pending table and the outgoing queue (`shared.rs`, `writer.rs`) are shared by the caller's
+//! thread and the owner, each behind its own short mutex. This is deliberate (measured, see
+//! `bench/`): with a
+//! command channel every request woke the owner thread, and on a two-core machine that cost more
+//! than the whole plain-Node client. Now a request is registered and written to stdin directly on
+//! the caller's thread with one non-blocking `write`; the owner is woken only when stdin is full
+//! (backpressure: the frame waits in the queue, its deadline running) or when the new deadline is
+//! earlier than the one its timer is set to. Nothing blocks the caller: the lock is only held for
+//! table updates and non-blocking writes.
+//!
+//! Shutdown is a fixed sequence: close stdin → SIGTERM to the process group → up to
+//! `kill_grace_ms` → SIGKILL → reap.
+//!
+//! Files: `mod.rs` the handle and its config; `shared.rs` what the caller's thread and the owner
+//! share; `writer.rs` the non-blocking stdin writer; `owner.rs` the I/O task; `process.rs`
+//! spawning and exit status; `stderr.rs` draining stderr.
+
+mod owner;
+mod pipe;
+mod process;
+mod shared;
+mod stderr;
+mod writer;
+
+use std::collections::VecDeque;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use tokio::io::Interest;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use super::{Event, EventSink, OutgoingRequest, Pending, Transport};
+use crate::error::Error;
+use crate::framing::jsonl::LineDecoder;
+use crate::jsonrpc;
+use crate::runtime;
+use owner::Owner;
+pub use process::signal_name;
+use process::{async_fd, spawn};
+use shared::{Flags, Shared, State, Table};
+use stderr::{Tail, drain_stderr};
+use writer::Writer;
+
+/// Default `maxMessageBytes`: 128 MiB. A longer line is discarded (and the request it answers, if
+/// its id can be read, fails with `Message exceeds maxMessageBytes`).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
+/// Default `killGraceMs`: how long `close()` waits after SIGTERM before SIGKILL.
+pub const DEFAULT_KILL_GRACE_MS: u64 = 2000;
+/// How much of the server's stderr is kept for error reports.
+pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+/// After the child exits on its own, how long to keep reading stdout/stderr for what it wrote last
+/// (a grandchild may hold the pipes open forever).
+pub const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(100);
+/// When the caller reads stdout and the server has exited, how long the transport waits on for
+/// the caller to read what the server wrote last, as long as the socket still holds unread
+/// bytes (the caller's thread is busy — a JS thread in a long task): its requests are settled
+/// by those bytes rather than failed by the close. Past it, the close is reported.
+pub const CALLER_CATCH_UP: Duration = Duration::from_secs(10);
+
+/// How to start the server. Built by the binding from the JS config.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StdioConfig {
+    /// The program; found on `PATH` (of `env`, when it sets one), never run through a shell.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The child's whole environment; `None` inherits this process's.
+    #[serde(default)]
+    pub env: Option<Vec<(String, String)>>,
+    /// Working directory; `None` is the project directory (see [`project_dir`]).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// See [`DEFAULT_MAX_MESSAGE_BYTES`].
+    #[serde(default = "default_max")]
+    pub max_message_bytes: usize,
+    /// See [`DEFAULT_KILL_GRACE_MS`].
+    #[serde(default = "default_grace")]
+    pub kill_grace_ms: u64,
+    /// The caller reads stdout itself: it takes the descriptor (a Unix socket rather than a
+    /// pipe, so that Bun can read it too) with [`StdioTransport::take_stdout_fd`] and hands every
+    /// chunk to [`StdioTransport::feed`] and the end of stream to [`StdioTransport::feed_end`].
+    /// The binding does this on Node and on Bun, whose event loop then wakes once per answer
+    /// instead of twice (I/O thread, then JS thread).
+    #[serde(default)]
+    pub caller_reads_stdout: bool,
+    /// With `caller_reads_stdout`: while a long line arrives (from [`HAND_OVER_AT`] bytes), the
+    /// transport's I/O thread reads it instead of the caller, which [`Event::CallerReads`] tells
+    /// to stop and to start again. A caller on a JS thread then spends on a large answer only
+    /// the parse, not the reading, copying and checking of every chunk. The hand-over takes two
+    /// steps, because a runtime may deliver chunks it read before it was told to stop (Bun
+    /// 1.3.x delivers one more 512 KiB read in the same turn of its event loop after `pause()`;
+    /// 1.4 does not): the caller stops reading, feeds what still arrives, and then calls
+    /// [`StdioTransport::hand_over`] (the JS binding does so in the next turn, `setImmediate`).
+    /// A chunk fed after that ends the connection with an error, never out of order.
+    #[serde(default)]
+    pub hand_over_long_lines: bool,
+}
+
+/// See [`StdioConfig::hand_over_long_lines`]: the partial line at which the transport takes
+/// over reading, and below which (after a read) it hands back. The size at which answers start
+/// to cross unparsed (binding `RAW_ANSWER_BYTES`) and the pipe grows (`pipe.rs`).
+pub const HAND_OVER_AT: usize = 64 * 1024;
+
+fn default_max() -> usize {
+    DEFAULT_MAX_MESSAGE_BYTES
+}
+fn default_grace() -> u64 {
+    DEFAULT_KILL_GRACE_MS
+}
+
+impl StdioConfig {
+    /// A config for `command args…` with every default.
+    pub fn new(command: impl Into<String>, args: &[&str]) -> Self {
+        StdioConfig {
+            command: command.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            env: None,
+            cwd: None,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            kill_grace_ms: DEFAULT_KILL_GRACE_MS,
+            caller_reads_stdout: false,
+            hand_over_long_lines: false,
+        }
+    }
+}
+
+/// `$PWD` when it names the same directory as the process's working directory, else the latter
+/// (keeps the user's symlinked path, as a shell would show it).
+pub fn project_dir() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    if let Some(pwd) = std::env::var_os("PWD").map(PathBuf::from)
+        && let (Ok(a), Ok(b)) = (pwd.canonicalize(), cwd.canonicalize())
+        && a == b
+    {
+        return Some(pwd);
+    }
+    Some(cwd)
+}
+
+/// The first request number [`Transport::next_id`] hands out. Callers that bring their own (the
+/// JavaScript binding counts from 1) stay below it, so both can share one transport; every id on
+/// the wire ([`crate::jsonrpc::WIRE_ID_BASE`] plus the number) stays below 2^53, so a server that
+/// turns it into a JavaScript number still echoes it exactly.
+pub const OWN_IDS_FROM: u64 = 1 << 52;
+
+/// One connection to a server process.
+pub struct StdioTransport {
+    shared: Arc<Shared>,
+    pid: u32,
+    /// With `caller_reads_stdout`, our end of the stdout socket until the caller takes it.
+    stdout: Mutex<Option<OwnedFd>>,
+    next_id: AtomicU64,
+    timeout_ms: u64,
+}
+
+impl StdioTransport {
+    /// Spawns the server of `config` (SPEC 3.2); events go to `sink`. Fails with
+    /// `spawn <command> <ERRNO>` when it cannot be started. `timeout_ms` is the deadline of
+    /// requests that name none ([`Transport::default_timeout_ms`]).
+    pub fn spawn(
+        config: &StdioConfig,
+        sink: Arc<dyn EventSink>,
+        timeout_ms: u64,
+    ) -> Result<Self, Error> {
+        let rt = runtime::handle();
+        let _enter = rt.enter();
+        let (mut child, caller_end) = spawn(config)?;
+        // A child whose id cannot be read has already been reaped; never go on with group 0
+        // (that would be the host's own group).
+        let Some(pid) = child.id().filter(|&p| runtime::is_server_group(p as i32)) else {
+            let _ = child.start_kill();
+            return Err(Error::Io(
+                "spawn: the server process ended before its id could be read".into(),
+            ));
+        };
+        let pgid = pid as i32;
+        let registry_key = runtime::register_group(pgid);
+        let (stdin, stdout, stderr) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stderr)) = (stdin, stderr) else {
+            unreachable!("stdin and stderr are always pipes")
+        };
+        // When the caller reads, the owner gets a copy of its socket: to read long lines from
+        // with hand-over (registered with the reactor only while it does, so that small answers
+        // never wake it), and to see whether the caller has read everything after an exit.
+        let pipes = (|| {
+            let stdin = async_fd(stdin.into_owned_fd()?, Interest::WRITABLE)?;
+            let mine = match stdout {
+                Some(pipe) => Some(async_fd(pipe.into_owned_fd()?, Interest::READABLE)?),
+                None => None,
+            };
+            let caller_copy = caller_end.as_ref().map(OwnedFd::try_clone).transpose()?;
+            Ok::<_, std::io::Error>((stdin, mine, caller_copy))
+        })();
+        let (stdin, stdout, caller_copy) = match pipes {
+            Ok(pipes) => pipes,
+            Err(e) => {
+                runtime::signal_group(pgid, libc::SIGKILL);
+                runtime::unregister_group(registry_key);
+                return Err(Error::Io(format!("pipe setup failed: {e}")));
+            }
+        };
+        let flags = Arc::new(Flags::default());
+        let shared = Arc::new(Shared {
+            table: Mutex::new(Table {
+                state: State::Open,
+                pending: Pending::default(),
+                armed: None,
+                ended_with: None,
+            }),
+            out: Mutex::new(Writer {
+                outbox: VecDeque::new(),
+                front_written: 0,
+                stdin: Some(stdin.as_raw_fd()),
+                broken: None,
+            }),
+            backlog: AtomicBool::new(false),
+            broken: AtomicBool::new(false),
+            wake: Notify::new(),
+            sink: sink.clone(),
+            reader: Mutex::new(LineDecoder::new(config.max_message_bytes)),
+            stdout_eof: AtomicBool::new(false),
+            flags: flags.clone(),
+            max_message_bytes: config.max_message_bytes,
+            pipe: std::sync::OnceLock::new(),
+            hand_over: caller_copy.is_some() && config.hand_over_long_lines,
+            asked: AtomicBool::new(false),
+            handed_over: AtomicBool::new(false),
+            late: AtomicBool::new(false),
+        });
+        let tail = Arc::new(Mutex::new(Tail::default()));
+        let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), flags, sink));
+        let owner = Owner {
+            child,
+            pgid,
+            registry_key,
+            stdin: Some(stdin),
+            stdout,
+            caller_reads: config.caller_reads_stdout,
+            caller_copy,
+            handing: None,
+            kill_grace: Duration::from_millis(config.kill_grace_ms),
+            shared: shared.clone(),
+            tail,
+            stderr_task: Some(stderr_task),
+        };
+        rt.spawn(owner.run());
+        Ok(StdioTransport {
+            shared,
+            pid,
+            stdout: Mutex::new(caller_end),
+            next_id: AtomicU64::new(OWN_IDS_FROM),
+            timeout_ms,
+        })
+    }
+
+    /// The server's process id while the connection is open.
+    pub fn pid(&self) -> Option<u32> {
+        self.is_open().then_some(self.pid)
+    }
+
+    /// Switches delivery of [`Event::Stderr`] and of server→client requests.
+    pub fn set_listeners(&self, stderr: bool, requests: bool) {
+        self.shared.flags.stderr.store(stderr, Ordering::Relaxed);
+        self.shared
+            .flags
+            .requests
+            .store(requests, Ordering::Relaxed);
+    }
+
+    /// With `caller_reads_stdout`: our end of the server's stdout (a Unix socket, see
+    /// `process::spawn`), once. The caller owns it from then on and
+    /// hands what it reads to [`StdioTransport::feed`].
+    pub fn take_stdout_fd(&self) -> Option<OwnedFd> {
+        self.stdout.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// With `caller_reads_stdout`: decodes a chunk read from stdout; returns the events it
+    /// completes (which go to the caller, not to the sink).
+    pub fn feed(&self, data: &[u8]) -> Vec<Event> {
+        self.shared.feed(data)
+    }
+
+    /// With `caller_reads_stdout`: stdout ended; returns the last events.
+    pub fn feed_end(&self) -> Vec<Event> {
+        self.shared.feed_end()
+    }
+
+    /// With `hand_over_long_lines`: the caller has stopped reading after
+    /// [`Event::CallerReads`]`(false)` and fed what its runtime delivered since; the transport
+    /// reads the long line from here on. Returns the events for the caller (`CallerReads(true)`
+    /// when there turned out to be nothing to hand over).
+    pub fn hand_over(&self) -> Vec<Event> {
+        self.shared.hand_over()
+    }
+
+    fn open_shared(&self) -> Result<&Arc<Shared>, Error> {
+        let table = self.shared.table();
+        if table.state != State::Open {
+            return Err(table.refusal());
+        }
+        Ok(&self.shared)
+    }
+
+    /// Sends several requests at once: one lock of the table, one `writev`.
+    pub fn send_requests(&self, requests: Vec<OutgoingRequest<'_>>) -> Result<(), Error> {
+        let shared = &self.shared;
+        let mut table = shared.table();
+        // While the owner collects how the server ended, requests wait (unwritten) to fail with
+        // that report.
+        let ending = table.state == State::Ending;
+        if table.state != State::Open && !ending {
+            return Err(table.refusal());
+        }
+        let now = Instant::now();
+        let mut earlier = false;
+        let mut frames = Vec::with_capacity(requests.len());
+        let mut immediate = Vec::new();
+        for r in requests {
+            if r.timeout_ms == 0 {
+                r.reply
+                    .deliver(r.id, Err(Error::Timeout { ms: 0 }), &mut immediate);
+                continue;
+            }
+            // Registered before it is written, so that the answer always finds it.
+            let frame = jsonrpc::request_frame_json(r.id, r.method_json, r.params);
+            let deadline =
+                table
+                    .pending
+                    .insert(r.id, r.timeout_ms, now, r.progress, r.cancellable, r.reply);
+            earlier |= table.armed.is_none_or(|armed| deadline < armed);
+            frames.push((r.id, frame));
+        }
+        drop(table);
+        if ending {
+            shared.sink.emit_all(immediate);
+            return Ok(());
+        }
+        if earlier {
+            shared.wake.notify_one();
+        }
+        shared.write_with(|w| w.send_all(frames.into_iter().map(|(id, f)| (Some(id), f))));
+        shared.sink.emit_all(immediate);
+        Ok(())
+    }
+
+    /// Queues a notification.
+    pub fn notify_now(&self, method: &str, params: Option<&str>) -> Result<(), Error> {
+        self.open_shared()?
+            .send(None, jsonrpc::notification_frame(method, params));
+        Ok(())
+    }
+
+    fn end_conn(&self, how: State) -> bool {
+        let mut table = self.shared.table();
+        if table.state != State::Open {
+            return false;
+        }
+        table.state = how;
+        drop(table);
+        self.shared.wake.notify_one();
+        true
+    }
+}
+
+impl Transport for StdioTransport {
+    fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn default_timeout_ms(&self) -> u64 {
+        self.timeout_ms
+    }
+
+    fn is_open(&self) -> bool {
+        self.shared.table().state == State::Open
+    }
+
+    fn send(&self, requests: Vec<OutgoingRequest<'_>>) -> Result<(), Error> {
+        self.send_requests(requests)
+    }
+
+    fn notify(&self, method: &str, params: Option<&str>) -> BoxFuture<'static, Result<(), Error>> {
+        let sent = self.notify_now(method, params);
+        Box::pin(async move { sent })
+    }
+
+    fn respond(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error> {
+        self.open_shared()?
+            .send(None, jsonrpc::reply_frame(id, outcome));
+        Ok(())
+    }
+
+    /// Dropped from the queue if unsent, otherwise the server gets `notifications/cancelled`.
+    fn cancel(&self, id: u64, reason: &str) {
+        if let Ok(shared) = self.open_shared()
+            && let Some(entry) = shared.table().pending.settle(id)
+        {
+            shared.forget(id, reason, entry.cancellable);
+        }
+    }
+
+    fn close(&self) -> bool {
+        self.end_conn(State::Closing)
+    }
+
+    fn set_request_listener(&self, on: bool) {
+        self.shared.flags.requests.store(on, Ordering::Relaxed);
+    }
+}
+
+impl Drop for StdioTransport {
+    /// The last handle is gone: the server is shut down (without reporting).
+    fn drop(&mut self) {
+        self.end_conn(State::Dropped);
+    }
+}

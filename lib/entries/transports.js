@@ -1,0 +1,8 @@
+'use strict'
+// mcp-native/transports: mirrors the reference module `transports/index.ts`.
+const root = require('../core.js')
+
+exports.StdioTransport = root.StdioTransport
+exports.createStdioTransport = root.createStdioTransport
+exports.HttpTransport = root.HttpTransport
+exports.createHttpTransport = root.createHttpTransport

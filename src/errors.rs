@@ -1,0 +1,153 @@
+//! Rust errors → JSON descriptors `{ message, code, ...extra }`, turned into `Error`s by `core.js`.
+
+use napi::Env;
+use napi::bindgen_prelude::{JsObjectValue, ToNapiValue};
+use serde_json::{Map, Value, json};
+
+use mcp_native_core::error::{Error, TokenExchangeFailure};
+
+/// The descriptor of `error` as a JSON value.
+pub fn descriptor(error: &Error) -> Value {
+    let mut d = Map::new();
+    d.insert("message".into(), Value::String(error.to_string()));
+    d.insert("code".into(), Value::String(error.code().into()));
+    match error {
+        Error::Rpc { raw, .. } => {
+            if let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(raw.get()) {
+                if let Some(code) = obj.get("code") {
+                    d.insert("rpcCode".into(), code.clone());
+                }
+                if let Some(data) = obj.get("data") {
+                    d.insert("data".into(), data.clone());
+                }
+            }
+        }
+        Error::Closed { exit, stderr } => {
+            if let Some(exit) = exit {
+                d.insert("exitCode".into(), json!(exit.code));
+                d.insert("signal".into(), json!(exit.signal));
+            }
+            if let Some(stderr) = stderr {
+                d.insert("stderr".into(), Value::String(stderr.clone()));
+            }
+        }
+        Error::Timeout { ms }
+        | Error::NotifyTimeout { ms }
+        | Error::SseTimeout { ms }
+        | Error::ConnectTimeout { ms, .. } => {
+            d.insert("timeout".into(), json!(ms));
+        }
+        Error::UnsupportedProtocol(version) => {
+            d.insert("protocolVersion".into(), json!(version));
+        }
+        Error::Http { status, .. }
+        | Error::TokenExchange(TokenExchangeFailure::Status { status, .. }) => {
+            d.insert("status".into(), json!(status));
+        }
+        Error::TokenExchange(TokenExchangeFailure::Timeout { ms }) => {
+            d.insert("timeout".into(), json!(ms));
+        }
+        // Like Node's own spawn errors: `code` is the errno name, plus `syscall` and `path`.
+        Error::Spawn { command, .. } => {
+            d.insert("syscall".into(), Value::String(format!("spawn {command}")));
+            d.insert("path".into(), Value::String(command.clone()));
+        }
+        // Like Node's fs errors: `errno` (negative), `syscall`, `path`, and `dest` for a rename.
+        Error::Fs {
+            os_code,
+            syscall,
+            path,
+            dest,
+            ..
+        } => {
+            if let Some(code) = os_code {
+                d.insert("errno".into(), json!(-code));
+            }
+            d.insert("syscall".into(), Value::String((*syscall).into()));
+            d.insert("path".into(), Value::String(path.clone()));
+            if let Some(dest) = dest {
+                d.insert("dest".into(), Value::String(dest.clone()));
+            }
+        }
+        // The OAuth client (SPEC 10): what kind of failure, for apps that act on it
+        // (`needs_client_credentials` → ask the user for credentials).
+        Error::OAuth(e) => {
+            d.insert("reason".into(), Value::String(e.reason().into()));
+        }
+        _ => {}
+    }
+    Value::Object(d)
+}
+
+/// The descriptor as JSON text.
+pub fn descriptor_text(error: &Error) -> String {
+    descriptor(error).to_string()
+}
+
+/// A JS `Error` built from `error`'s descriptor (message, `code`, extra properties), as a napi
+/// error that throws or rejects with exactly that object.
+pub fn js_error(env: &Env, error: &Error) -> napi::Error {
+    let build = || -> napi::Result<napi::Error> {
+        let Value::Object(d) = descriptor(error) else {
+            unreachable!("descriptors are objects")
+        };
+        let mut obj = env.create_error(napi::Error::from_reason(error.to_string()))?;
+        for (key, value) in d {
+            if key != "message" {
+                obj.set_named_property(&key, value)?;
+            }
+        }
+        Ok(napi::Error::from(ToNapiValue::into_unknown(obj, env)?))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+/// The message of a caught panic.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else {
+        "a panic without a message".into()
+    }
+}
+
+/// Runs the body of an exported call: a panic inside becomes a thrown `Error` with code
+/// `MCP_INTERNAL` instead of unwinding into the host (which would abort it).
+pub fn guard<T>(env: &Env, f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => Err(js_error(env, &Error::Internal(panic_text(&*payload)))),
+    }
+}
+
+type Resolver<T> = Box<dyn FnOnce(Env) -> napi::Result<T> + Send>;
+
+/// A promise for `work`, run on the crate's runtime (no libuv worker is held while it runs). It
+/// resolves with the value, rejects with the descriptor's `Error`, and a panic inside `work`
+/// rejects with code `MCP_INTERNAL`.
+pub fn promise<'env, T, F>(
+    env: &'env Env,
+    work: F,
+) -> napi::Result<napi::bindgen_prelude::Object<'env>>
+where
+    T: napi::bindgen_prelude::ToNapiValue + Send + 'static,
+    F: std::future::Future<Output = Result<T, Error>> + Send + 'static,
+{
+    let (deferred, promise) = env.create_deferred::<T, Resolver<T>>()?;
+    let rt = mcp_native_core::runtime::runtime();
+    let task = rt.spawn(work);
+    rt.spawn(async move {
+        let outcome = match task.await {
+            Ok(outcome) => outcome,
+            Err(join) if join.is_panic() => Err(Error::Internal(panic_text(&*join.into_panic()))),
+            Err(_) => Err(Error::Internal("the task was cancelled".into())),
+        };
+        deferred.resolve(Box::new(move |env: Env| match outcome {
+            Ok(value) => Ok(value),
+            Err(error) => Err(js_error(&env, &error)),
+        }));
+    });
+    Ok(promise)
+}

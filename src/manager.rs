@@ -1,0 +1,299 @@
+//! `NativeManager`: the napi face of [`mcp_native_core::manager::Manager`]. `manager.js` wraps it in the
+//! public `MCPManager`; the manager's lifecycle calls into the agent's injected functions
+//! (config resolution, the tool cache, the tool factory, the logger) go through one JS callback,
+//! `host(kind, payload)`, and its events through one batch (`[11,tag,event]` for a server's own
+//! events, `[12,…]` for the manager's).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::{Value, json};
+
+use super::client::{NativeClient, TaggedSink};
+use super::errors::{descriptor_text, guard, promise};
+use super::host::HostCallback;
+use super::sink::{BatchSink, Delivery};
+use mcp_native_core::client::{Client, ClientSink};
+use mcp_native_core::error::Error as McpError;
+use mcp_native_core::manager::{LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions};
+
+/// The manager's host in JavaScript: one callback for the calls that answer, the batch for the
+/// rest.
+struct JsHost {
+    call: Arc<HostCallback>,
+    batch: Arc<BatchSink>,
+    /// The tag of each server's latest start.
+    tags: Mutex<HashMap<String, u32>>,
+    next_tag: std::sync::atomic::AtomicU32,
+}
+
+impl JsHost {
+    fn ask(
+        &self,
+        kind: &'static str,
+        payload: Value,
+    ) -> BoxFuture<'static, std::result::Result<String, McpError>> {
+        let ask = super::host::ask(&self.call, kind, &payload);
+        Box::pin(async move { ask.await.map_err(McpError::Io) })
+    }
+
+    fn push(&self, event: Value) {
+        self.batch.push_event(&event.to_string());
+    }
+}
+
+impl ManagerHost for JsHost {
+    fn prepare(
+        &self,
+        name: &str,
+        _config: Value,
+    ) -> BoxFuture<'static, std::result::Result<Value, McpError>> {
+        let ask = self.ask("prepare", json!({ "name": name }));
+        Box::pin(async move {
+            let text = ask.await?;
+            serde_json::from_str(&text)
+                .map_err(|_| McpError::InvalidConfig("the config must be an object".into()))
+        })
+    }
+
+    fn cache_get(&self, name: &str, _config: &Value) -> BoxFuture<'static, Option<Vec<Value>>> {
+        let ask = self.ask("cacheGet", json!({ "name": name }));
+        Box::pin(async move {
+            ask.await
+                .ok()
+                .and_then(|text| serde_json::from_str(&text).ok())
+        })
+    }
+
+    fn cache_set(&self, name: &str, _config: &Value, tools: &[Value]) {
+        self.push(json!([12, "cacheSet", name, tools]));
+    }
+
+    fn tools(
+        &self,
+        name: &str,
+        client: &Client,
+        tools: &[Value],
+    ) -> BoxFuture<'static, std::result::Result<(), McpError>> {
+        let ask = self.ask(
+            "tools",
+            json!({ "name": name, "generation": client.generation(), "tools": tools }),
+        );
+        Box::pin(async move { ask.await.map(|_| ()) })
+    }
+
+    fn stand_in(
+        &self,
+        name: &str,
+        tools: Vec<Value>,
+    ) -> BoxFuture<'static, std::result::Result<(), McpError>> {
+        let ask = self.ask("defer", json!({ "name": name, "tools": tools }));
+        Box::pin(async move { ask.await.map(|_| ()) })
+    }
+
+    fn log(&self, level: LogLevel, message: &str, details: Value) {
+        let level = match level {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Debug => "debug",
+        };
+        self.push(json!([12, "log", level, message, details]));
+    }
+
+    fn event(&self, event: ManagerEvent) {
+        match event {
+            ManagerEvent::Starting { server, .. } => {
+                let tag = self
+                    .tags
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&server)
+                    .copied()
+                    .unwrap_or(0);
+                self.push(json!([12, "starting", server, tag]));
+            }
+            ManagerEvent::Status {
+                server,
+                status,
+                error,
+            } => {
+                let error: Value = error.map_or(Value::Null, |e| {
+                    serde_json::from_str(&descriptor_text(&e)).unwrap_or(Value::Null)
+                });
+                self.push(json!([12, "status", server, status.as_str(), error]));
+            }
+            ManagerEvent::Removed { server } => self.push(json!([12, "removed", server])),
+        }
+    }
+
+    fn client_sink(&self, name: &str) -> Option<Arc<dyn ClientSink>> {
+        let tag = self
+            .next_tag
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        self.tags
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_owned(), tag);
+        Some(Arc::new(TaggedSink {
+            tag,
+            batch: self.batch.clone(),
+        }))
+    }
+}
+
+/// Many servers for JavaScript. Use `MCPManager` from the package root instead.
+#[napi]
+pub struct NativeManager {
+    manager: Manager,
+    host: Arc<JsHost>,
+}
+
+#[napi]
+impl NativeManager {
+    /// `optionsJson`: the client options of every server (as `NativeClient`'s); `onEvents(batch)`
+    /// gets every event; `host(kind, payload)` answers the manager's lifecycle calls.
+    #[napi(constructor)]
+    pub fn new(
+        env: Env,
+        options_json: String,
+        on_events: Function<'_, String, Unknown<'static>>,
+        host: Function<'_, (String, String), Promise<String>>,
+    ) -> Result<Self> {
+        guard(&env, || {
+            let client = super::client_options::client_options(&options_json)
+                .map_err(|e| Error::from_reason(e.to_string()))?;
+            let batch = BatchSink::new(on_events)?;
+            let call = super::host::host_callback(host)?;
+            let host = Arc::new(JsHost {
+                call,
+                batch,
+                tags: Mutex::default(),
+                next_tag: Default::default(),
+            });
+            let options = ManagerOptions {
+                client,
+                ..ManagerOptions::default()
+            };
+            Ok(NativeManager {
+                manager: Manager::new(options, host.clone()),
+                host,
+            })
+        })
+    }
+
+    /// Starts the servers of `configsJson` (`[[name, config], …]`, in order): `{ started,
+    /// connected, errors: [[name, message], …] }` as JSON.
+    #[napi]
+    pub fn start(&self, env: Env, configs_json: String) -> Result<String> {
+        guard(&env, || {
+            let configs: Vec<(String, Value)> =
+                serde_json::from_str(&configs_json).unwrap_or_default();
+            let r = self.manager.start(configs);
+            Ok(
+                json!({ "started": r.started, "connected": r.connected, "errors": r.errors })
+                    .to_string(),
+            )
+        })
+    }
+
+    /// The startup gate for `startedJson` (names): `{ connected, deferred, errors }` as JSON.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn gate<'env>(&self, env: &'env Env, started_json: String) -> Result<Object<'env>> {
+        guard(env, || {
+            let manager = self.manager.clone();
+            let started: Vec<String> = serde_json::from_str(&started_json).unwrap_or_default();
+            promise(env, async move {
+                let r = manager.gate(&started).await;
+                Ok(json!({
+                    "connected": r.connected,
+                    "deferred": r.deferred,
+                    "errors": r.errors.iter().map(|(n, e)| (n, e.to_string())).collect::<Vec<_>>(),
+                })
+                .to_string())
+            })
+        })
+    }
+
+    /// `connecting`, `connected` or `disconnected`.
+    #[napi]
+    pub fn status(&self, env: Env, name: String) -> Result<String> {
+        guard(&env, || Ok(self.manager.status(&name).as_str().into()))
+    }
+
+    /// Connected servers, in start order.
+    #[napi]
+    pub fn connected_servers(&self, env: Env) -> Result<Vec<String>> {
+        guard(&env, || Ok(self.manager.connected_servers()))
+    }
+
+    /// Servers starting now, in start order.
+    #[napi]
+    pub fn pending_servers(&self, env: Env) -> Result<Vec<String>> {
+        guard(&env, || Ok(self.manager.pending_servers()))
+    }
+
+    /// A handle on server `name`'s client (while the manager holds it), for its transport face.
+    #[napi]
+    pub fn client(&self, env: Env, name: String, tag: u32) -> Result<Option<NativeClient>> {
+        guard(&env, || {
+            Ok(self.manager.any_client(&name).map(|client| {
+                let sink: Arc<dyn ClientSink> = Arc::new(TaggedSink {
+                    tag,
+                    batch: self.host.batch.clone(),
+                });
+                NativeClient::over(client, sink, self.host.batch.clone())
+            }))
+        })
+    }
+
+    /// Resolves once server `name` is connected; rejects with its failure, or
+    /// `MCP server not connected: <name>`.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn wait<'env>(&self, env: &'env Env, name: String) -> Result<Object<'env>> {
+        guard(env, || {
+            let manager = self.manager.clone();
+            promise(
+                env,
+                async move { manager.wait_for(&name).await.map(|_| ()) },
+            )
+        })
+    }
+
+    /// Closes and forgets server `name`.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn disconnect<'env>(&self, env: &'env Env, name: String) -> Result<Object<'env>> {
+        guard(env, || {
+            let manager = self.manager.clone();
+            promise(env, async move {
+                manager.disconnect(&name).await;
+                Ok(())
+            })
+        })
+    }
+
+    /// Lists server `name`'s tools again (the error propagates).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn refresh<'env>(&self, env: &'env Env, name: String) -> Result<Object<'env>> {
+        guard(env, || {
+            let manager = self.manager.clone();
+            promise(env, async move { manager.refresh(&name).await })
+        })
+    }
+
+    /// The events queued and not yet delivered, as one batch (`null` when none): taken on the
+    /// JS thread right after a call settles, so its events are seen before its caller goes on.
+    #[napi(ts_return_type = "string | string[] | null")]
+    pub fn drain(&self, env: Env) -> Result<Option<Delivery>> {
+        guard(&env, || Ok(self.host.batch.take()))
+    }
+
+    /// Keeps the event loop alive (`true`) while something waits for this manager.
+    #[napi]
+    pub fn hold(&self, env: Env, on: bool) -> Result<()> {
+        guard(&env, || self.host.batch.hold(&env, on))
+    }
+}

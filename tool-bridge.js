@@ -1,3 +1,0 @@
-'use strict'
-// mcp-native/tool-bridge: mirrors the reference module `tool-bridge.ts`.
-module.exports = require('./lib/tool-bridge.js')
