@@ -93,7 +93,12 @@ export function runtimePath(spec) {
     const said = execFileSync(join(unpacked, bin), ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
     if (said !== version) throw new Error(`${pkg}: the binary says it is ${said}, not ${version}`)
     rmSync(dir, { recursive: true, force: true })
-    renameSync(unpacked, dir)
+    try {
+      renameSync(unpacked, dir)
+    } catch (err) {
+      // Another process installed the same runtime meanwhile: theirs is as good.
+      if (!existsSync(path)) throw err
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }
