@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use mcp_native_core::sync::{Locked, lock};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -93,10 +94,6 @@ impl Face {
                 .unwrap_or_default(),
         )
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl NativeClient {
@@ -214,18 +211,12 @@ impl NativeClient {
             let task = mcp_native_core::runtime::runtime().spawn(async move {
                 let _ = tx.send(client.list_all_raw(&method, &key).await);
             });
-            tasks
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(token, task.abort_handle());
+            tasks.locked().insert(token, task.abort_handle());
             promise(env, async move {
                 let items = rx
                     .await
                     .unwrap_or_else(|_| Err(McpError::Internal("abandoned".into())));
-                tasks
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&token);
+                tasks.locked().remove(&token);
                 let items = items?;
                 let mut out = String::from("[");
                 for (i, item) in items.iter().enumerate() {
@@ -244,12 +235,7 @@ impl NativeClient {
     #[napi]
     pub fn cancel_task(&self, env: Env, token: u32) -> Result<()> {
         guard(&env, || {
-            if let Some(task) = self
-                .tasks
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&token)
-            {
+            if let Some(task) = self.tasks.locked().remove(&token) {
                 task.abort();
             }
             Ok(())

@@ -19,6 +19,7 @@ use super::sink::{BatchSink, Delivery};
 use mcp_native_core::client::{Client, ClientSink};
 use mcp_native_core::error::Error as McpError;
 use mcp_native_core::manager::{LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions};
+use mcp_native_core::sync::Locked;
 
 /// The manager's host in JavaScript: one callback for the calls that answer, the batch for the
 /// rest.
@@ -106,13 +107,7 @@ impl ManagerHost for JsHost {
     fn event(&self, event: ManagerEvent) {
         match event {
             ManagerEvent::Starting { server, .. } => {
-                let tag = self
-                    .tags
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&server)
-                    .copied()
-                    .unwrap_or(0);
+                let tag = self.tags.locked().get(&server).copied().unwrap_or(0);
                 self.push(json!([12, "starting", server, tag]));
             }
             ManagerEvent::Status {
@@ -134,10 +129,7 @@ impl ManagerHost for JsHost {
             .next_tag
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             + 1;
-        self.tags
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(name.to_owned(), tag);
+        self.tags.locked().insert(name.to_owned(), tag);
         Some(Arc::new(TaggedSink {
             tag,
             batch: self.batch.clone(),

@@ -24,6 +24,7 @@ use mcp_native_core::oauth::client::{
     AuthError, AuthStore, AuthorizationPrompt, Authorizer, FileStore, HeadlessAuthorizer,
     LoopbackAuthorizer, ManualAuthorizer, OAuthConfig,
 };
+use mcp_native_core::sync::Locked;
 
 /// How long a store call may take before it counts as failed.
 const STORE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,7 +34,7 @@ static CONFIGS: Mutex<Option<HashMap<u32, Arc<OAuthConfig>>>> = Mutex::new(None)
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
 fn configs() -> std::sync::MutexGuard<'static, Option<HashMap<u32, Arc<OAuthConfig>>>> {
-    CONFIGS.lock().unwrap_or_else(|e| e.into_inner())
+    CONFIGS.locked()
 }
 
 /// The config a live `NativeOAuth` registered under `id`.

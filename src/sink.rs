@@ -22,6 +22,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use super::errors::descriptor_text;
 use mcp_native_core::client::{ClientEvent, ClientSink, Status as ClientStatus};
 use mcp_native_core::jsonrpc::long_strings::{Split, Step, Text, split_long_strings};
+use mcp_native_core::sync::Locked;
 use mcp_native_core::transport::{Event, EventSink};
 
 /// Answers of this size or more cross unparsed ([`Event::RawAnswer`]). Below it, the batch text
@@ -318,7 +319,7 @@ impl BatchSink {
             .build_callback(move |_ctx| {
                 // Runs on the JS thread: take everything queued so far as one batch (`[]` when
                 // `take` took it already).
-                let mut b = queue.lock().unwrap_or_else(|e| e.into_inner());
+                let mut b = queue.locked();
                 b.scheduled = false;
                 let delivery = std::mem::take(&mut b.delivery);
                 drop(b);
@@ -334,7 +335,7 @@ impl BatchSink {
 
     /// Appends one event already written as JSON array text, and schedules the batch.
     fn push_raw(&self, event: &str) {
-        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut b = self.batch.locked();
         b.delivery.push_text(event);
         self.schedule(b);
     }
@@ -343,7 +344,7 @@ impl BatchSink {
         if !b.scheduled {
             b.scheduled = true;
             drop(b);
-            let guard = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
+            let guard = self.tsfn.locked();
             guard.0.call((), ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
@@ -351,7 +352,7 @@ impl BatchSink {
     /// Takes the events queued so far as one batch (on the JS thread), `None` when there are
     /// none; the delivery already scheduled then brings only what comes later.
     pub fn take(&self) -> Option<Delivery> {
-        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut b = self.batch.locked();
         if b.delivery.is_empty() {
             return None;
         }
@@ -364,7 +365,7 @@ impl BatchSink {
     /// Keeps (`true`) or stops keeping (`false`) the Node event loop alive for this sink.
     #[allow(deprecated)] // `refer`/`unref` are the documented napi_ref/unref_threadsafe_function.
     pub fn hold(&self, env: &Env, on: bool) -> Result<()> {
-        let mut guard = self.tsfn.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.tsfn.locked();
         let (tsfn, holds) = &mut *guard;
         if on {
             *holds += 1;
@@ -387,7 +388,7 @@ impl EventSink for BatchSink {
     }
 
     fn backlog(&self) -> Option<&tokio::sync::Notify> {
-        let b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let b = self.batch.locked();
         b.scheduled.then_some(&*self.taken)
     }
 
@@ -396,7 +397,7 @@ impl EventSink for BatchSink {
             return;
         }
         let events: Vec<Ready> = events.into_iter().map(ready).collect();
-        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut b = self.batch.locked();
         for event in events {
             b.delivery.push_event(event);
         }
@@ -587,7 +588,7 @@ impl BatchSink {
     fn push_tagged_events(&self, tag: u32, events: Vec<Event>) {
         use std::fmt::Write;
         let events: Vec<Ready> = events.into_iter().map(ready).collect();
-        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut b = self.batch.locked();
         for event in events {
             let d = &mut b.delivery;
             d.separate();

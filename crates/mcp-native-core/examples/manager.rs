@@ -47,6 +47,7 @@ use mcp_native_core::error::Error;
 use mcp_native_core::manager::{
     LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions, ServerStatus, resolve_values,
 };
+use mcp_native_core::sync::lock;
 use serde_json::Value;
 
 /// How long connecting may take in all.
@@ -60,10 +61,6 @@ const CLOSE_DEADLINE: Duration = Duration::from_secs(15);
 struct Host {
     tools: Mutex<HashMap<String, Vec<Value>>>,
     errors: Mutex<HashMap<String, Error>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl ManagerHost for Host {

@@ -15,6 +15,7 @@
 //! - [`oauth`]: OAuth — shared pieces (PKCE, loopback callback listener, bounded requests) and
 //!   the reference's discovery and login flow (SPEC 8.6, 8.7).
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
+//! - [`sync`]: the one place where lock poisoning is decided ([`sync::Locked`]).
 //! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
 //! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.
 
@@ -31,6 +32,7 @@ pub mod manager;
 pub mod net;
 pub mod oauth;
 pub mod runtime;
+pub mod sync;
 pub mod transport;
 
 // Unix only: child processes are managed as process groups with POSIX signals, pipes are driven

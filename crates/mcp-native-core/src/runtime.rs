@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::sync::Locked;
+
 /// How long [`kill_all_children`] waits after SIGTERM before it sends SIGKILL. Short: it runs while
 /// the host process exits.
 pub const EXIT_GRACE: Duration = Duration::from_millis(100);
@@ -50,19 +52,13 @@ pub fn register_group(pgid: i32) -> u64 {
     if !is_server_group(pgid) {
         return key;
     }
-    registry()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, pgid);
+    registry().locked().insert(key, pgid);
     key
 }
 
 /// Forgets a process group that has been cleaned up.
 pub fn unregister_group(key: u64) {
-    registry()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&key);
+    registry().locked().remove(&key);
 }
 
 /// Whether `pgid` can name a server's own process group. `kill(-pgid)` with 0 would signal the
@@ -168,12 +164,7 @@ fn has_live_member(_pgid: i32) -> bool {
 /// Terminates every registered child process group: SIGTERM, up to [`EXIT_GRACE`], then SIGKILL.
 /// Called when the host process exits, so that no server outlives it.
 pub fn kill_all_children() {
-    let groups: Vec<i32> = registry()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .drain()
-        .map(|(_, pgid)| pgid)
-        .collect();
+    let groups: Vec<i32> = registry().locked().drain().map(|(_, pgid)| pgid).collect();
     if groups.is_empty() {
         return;
     }

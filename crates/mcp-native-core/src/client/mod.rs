@@ -27,6 +27,8 @@ mod sink;
 
 use std::sync::{Arc, Mutex};
 
+pub(crate) use crate::sync::lock;
+
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
@@ -518,8 +520,4 @@ fn parse_items<T: serde::de::DeserializeOwned>(items: Vec<Box<RawValue>>) -> Res
                 .map_err(|e| Error::Parse(format!("Invalid list item: {e}")))
         })
         .collect()
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -15,6 +15,8 @@ mod watch;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub(crate) use crate::sync::lock;
+
 use serde_json::Value;
 use tokio::sync::watch as tokio_watch;
 
@@ -105,10 +107,6 @@ pub(crate) fn report_removed(inner: &Inner, name: &str) -> bool {
         server: name.into(),
     });
     true
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Manager {

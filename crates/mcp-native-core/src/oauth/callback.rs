@@ -18,6 +18,8 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::sync::Locked;
+
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
@@ -106,7 +108,7 @@ impl<T: Send + 'static, E: std::fmt::Display + Send + 'static> CallbackServer<T,
 
     /// Stops listening, closes every open connection, and returns once the port is free.
     pub async fn stop(&self) {
-        let task = self.task.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let task = self.task.locked().take();
         if let Some(task) = task {
             task.abort();
             let _ = task.await;
@@ -116,12 +118,7 @@ impl<T: Send + 'static, E: std::fmt::Display + Send + 'static> CallbackServer<T,
 
 impl<T, E> Drop for CallbackServer<T, E> {
     fn drop(&mut self) {
-        if let Some(task) = self
-            .task
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
+        if let Some(task) = self.task.locked_mut().take() {
             task.abort();
         }
     }
@@ -233,11 +230,7 @@ fn respond<T, E: std::fmt::Display>(head: &[u8], shared: &Shared<T, E>) -> Vec<u
             &failure_page(&error.to_string()),
         ),
     };
-    let first = shared
-        .first
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take();
+    let first = shared.first.locked().take();
     if let Some(tx) = first {
         let _ = tx.try_send(verdict);
     }

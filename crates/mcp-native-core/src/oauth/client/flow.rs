@@ -6,6 +6,8 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+pub(crate) use crate::sync::lock;
+
 use super::authorize::{InFlight, select_scopes};
 use super::challenge::BearerChallenge;
 use super::http::OAuthHttp;
@@ -52,10 +54,6 @@ pub(crate) struct Memory {
     loaded: bool,
     pub(crate) binding: Option<ServerBinding>,
     pub(crate) tokens: Option<TokenRecord>,
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Shared {

@@ -24,6 +24,7 @@ use super::machine::{self, Decision};
 use super::state;
 use super::{AuthError, OAuthConfig};
 use crate::error::Error;
+use crate::sync::Locked;
 use crate::transport::{AuthHook, AuthRefusal};
 
 /// The OAuth client of one MCP server URL (SPEC 10): install it on the server's HTTP transport
@@ -148,12 +149,7 @@ impl OAuthClient {
 
 impl Drop for OAuthClient {
     fn drop(&mut self) {
-        for task in self
-            .tasks
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-        {
+        for task in self.tasks.locked_mut().drain(..) {
             task.abort();
         }
     }

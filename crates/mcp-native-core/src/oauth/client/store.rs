@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::sync::Locked;
+
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 
@@ -47,7 +49,7 @@ impl std::fmt::Debug for MemoryStore {
 
 impl MemoryStore {
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.map.lock().unwrap_or_else(|e| e.into_inner())
+        self.map.locked()
     }
 }
 

@@ -17,6 +17,7 @@ use super::callback::{CallbackRequest, CallbackServer};
 use super::pkce::{Pkce, random_state};
 use super::request::{RequestError, get_json, post_form, post_json};
 use crate::error::{Error, TokenExchangeFailure};
+use crate::sync::lock;
 
 /// The port the reference's flow listens on first.
 pub const PREFERRED_PORT: u16 = 3000;
@@ -367,10 +368,6 @@ fn non_blank(doc: &serde_json::Value, key: &str) -> Option<String> {
         .as_str()
         .filter(|s| !s.trim().is_empty())
         .map(str::to_owned)
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use crate::runtime;
+use crate::sync::Locked;
 
 /// Bodies up to this size go through the lean client (larger ones ask for `Connection: close`
 /// and go through reqwest, see `post::CLOSE_AFTER_BODY_BYTES`).
@@ -281,7 +282,7 @@ impl Pool {
 
     /// An idle connection that still looks usable, if any, with its read buffer.
     fn checkout(&self) -> Option<(TcpStream, BytesMut)> {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let mut idle = self.idle.locked();
         while let Some(Idle { conn, buf, since }) = idle.pop() {
             if since.elapsed() < self.idle_for && still_open(&conn) {
                 return Some((conn, buf));
@@ -443,7 +444,7 @@ impl Pool {
 
     /// Takes back a connection whose response was read to its end.
     fn check_in(self: &Arc<Self>, conn: TcpStream, buf: BytesMut) {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let mut idle = self.idle.locked();
         if idle.len() >= MAX_IDLE {
             return;
         }
@@ -477,7 +478,7 @@ async fn reap(pool: Weak<Pool>, every: Duration) {
     loop {
         tokio::time::sleep(every).await;
         let Some(pool) = pool.upgrade() else { return };
-        let mut idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner());
+        let mut idle = pool.idle.locked();
         idle.retain(|i| i.since.elapsed() < pool.idle_for && still_open(&i.conn));
         if idle.is_empty() {
             // Under the lock: a connection checked in after this starts a new reaper.

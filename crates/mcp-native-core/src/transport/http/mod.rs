@@ -40,6 +40,7 @@ use super::{AuthHook, Era, Event, EventSink, OutgoingRequest, Reply, SessionHook
 use crate::error::Error;
 use crate::jsonrpc;
 use crate::runtime;
+use crate::sync::lock;
 use exchange::ExchangeDeadline;
 use legacy::Legacy;
 
@@ -575,10 +576,6 @@ impl Drop for DeadlineEntry {
     fn drop(&mut self) {
         lock(&self.inner.deadlines).remove(&self.id);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Inner {

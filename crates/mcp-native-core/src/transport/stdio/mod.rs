@@ -46,6 +46,7 @@ use crate::error::Error;
 use crate::framing::jsonl::LineDecoder;
 use crate::jsonrpc;
 use crate::runtime;
+use crate::sync::Locked;
 use owner::Owner;
 pub use process::signal_name;
 use process::{async_fd, spawn};
@@ -286,7 +287,7 @@ impl StdioTransport {
     /// `process::spawn`), once. The caller owns it from then on and
     /// hands what it reads to [`StdioTransport::feed`].
     pub fn take_stdout_fd(&self) -> Option<OwnedFd> {
-        self.stdout.lock().unwrap_or_else(|e| e.into_inner()).take()
+        self.stdout.locked().take()
     }
 
     /// With `caller_reads_stdout`: decodes a chunk read from stdout; returns the events it

@@ -20,6 +20,7 @@ use super::{CALLER_CATCH_UP, DRAIN_AFTER_EXIT};
 use crate::error::Error;
 use crate::framing::jsonl::Frame;
 use crate::runtime;
+use crate::sync::Locked;
 use crate::transport::Event;
 
 /// How the read loop ended.
@@ -74,7 +75,7 @@ async fn read_paced(
             taken.notified().await;
         }
         let result = guard.try_io(|fd| {
-            let mut reader = shared.reader.lock().unwrap_or_else(|e| e.into_inner());
+            let mut reader = shared.reader.locked();
             let buf = reader.read_buf();
             let spare = buf.spare_capacity_mut();
             // SAFETY: reads at most `spare.len()` bytes into the buffer's spare capacity, which
@@ -398,7 +399,7 @@ impl Owner {
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout_at(deadline + DRAIN_AFTER_EXIT, task).await;
         }
-        let stderr = self.tail.lock().unwrap_or_else(|e| e.into_inner()).text();
+        let stderr = self.tail.locked().text();
         let info = exit.map(exit_info);
         let abnormal = info.as_ref().is_none_or(|i| i.code != Some(0));
         let error = Error::Closed {

@@ -11,6 +11,7 @@ use super::writer::Writer;
 use crate::error::Error;
 use crate::framing::jsonl::{Frame, LineDecoder};
 use crate::jsonrpc;
+use crate::sync::Locked;
 use crate::transport::dispatch::dispatch;
 use crate::transport::{Event, EventSink, Outcome, Pending, progress_target};
 
@@ -106,11 +107,11 @@ pub(super) const LATE_CHUNK: &str = "stdout: a chunk was read after the stdout r
 
 impl Shared {
     pub(super) fn table(&self) -> std::sync::MutexGuard<'_, Table> {
-        self.table.lock().unwrap_or_else(|e| e.into_inner())
+        self.table.locked()
     }
 
     pub(super) fn out(&self) -> std::sync::MutexGuard<'_, Writer> {
-        self.out.lock().unwrap_or_else(|e| e.into_inner())
+        self.out.locked()
     }
 
     /// Runs `f` on the writer, keeps [`Shared::backlog`] true to it, and wakes the owner when
@@ -239,7 +240,7 @@ impl Shared {
             return Vec::new();
         }
         let (frames, long): (Vec<Frame>, bool) = {
-            let mut reader = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+            let mut reader = self.reader.locked();
             reader.extend(data);
             let frames = std::iter::from_fn(|| reader.next_frame()).collect();
             (frames, reader.partial_len() >= super::HAND_OVER_AT)
@@ -259,12 +260,7 @@ impl Shared {
         if !self.asked.load(Ordering::Acquire) || self.handed_over.load(Ordering::Acquire) {
             return Vec::new();
         }
-        let long = self
-            .reader
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .partial_len()
-            >= super::HAND_OVER_AT;
+        let long = self.reader.locked().partial_len() >= super::HAND_OVER_AT;
         if !long || self.stdout_eof.load(Ordering::Acquire) {
             self.asked.store(false, Ordering::Release);
             return vec![Event::CallerReads(true)];
@@ -276,11 +272,7 @@ impl Shared {
 
     /// The end of a caller-read stdout: the last line, if unterminated; tells the owner.
     pub(super) fn feed_end(&self) -> Vec<Event> {
-        let last = self
-            .reader
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .finish();
+        let last = self.reader.locked().finish();
         let events = self.handle(last.into_iter());
         self.stdout_eof.store(true, Ordering::Release);
         self.wake.notify_one();

@@ -10,6 +10,7 @@ use tokio::process::ChildStderr;
 
 use super::STDERR_TAIL_BYTES;
 use super::shared::Flags;
+use crate::sync::Locked;
 use crate::transport::{Event, EventSink};
 
 /// The last [`STDERR_TAIL_BYTES`] of stderr.
@@ -50,9 +51,7 @@ pub(super) async fn drain_stderr(
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        tail.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(&buf[..n]);
+        tail.locked().push(&buf[..n]);
         if flags.stderr.load(Ordering::Relaxed) {
             carry.extend_from_slice(&buf[..n]);
             let text = take_utf8(&mut carry);
