@@ -113,6 +113,24 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Runs `f` where no unwinding may pass: a finalizer or `Drop` that the engine calls from C. A
+/// panic that unwound out of an `extern "C"` function would abort the host; here it is caught
+/// and written to stderr (`what` names the place), and the rest of that clean-up is skipped —
+/// a leak at worst, never a crash.
+pub fn no_unwind(what: &str, f: impl FnOnce()) {
+    if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        // Writing can fail (stderr closed): nothing more to do then.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!(
+                "mcp-native: a panic in {what} was caught: {}\n",
+                panic_text(&*payload)
+            )
+            .as_bytes(),
+        );
+    }
+}
+
 /// Runs the body of an exported call: a panic inside becomes a thrown `Error` with code
 /// `MCP_INTERNAL` instead of unwinding into the host (which would abort it).
 pub fn guard<T>(env: &Env, f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
@@ -150,4 +168,24 @@ where
         }));
     });
     Ok(promise)
+}
+
+#[cfg(test)]
+mod no_unwind_tests {
+    use super::no_unwind;
+
+    #[test]
+    fn a_panic_inside_is_caught_and_the_rest_is_skipped() {
+        let mut after = false;
+        no_unwind("a test", || {
+            if !after {
+                panic!("in a finalizer");
+            }
+            after = true;
+        });
+        assert!(!after);
+        let mut ran = false;
+        no_unwind("a test", || ran = true);
+        assert!(ran);
+    }
 }

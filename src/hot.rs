@@ -118,8 +118,10 @@ unsafe extern "C" fn trampoline<S>(
 }
 
 unsafe extern "C" fn finalize<S>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
-    // SAFETY: `data` is the box `hot_function` made, freed here only (the finalizer runs once).
-    drop(unsafe { Box::from_raw(data as *mut Hot<S>) });
+    super::errors::no_unwind("a plain function's finalizer", || {
+        // SAFETY: `data` is the box `hot_function` made, freed here only (the finalizer runs once).
+        drop(unsafe { Box::from_raw(data as *mut Hot<S>) });
+    });
 }
 
 /// Argument `value` as a number (as napi-rs reads an `f64`).

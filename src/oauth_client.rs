@@ -196,9 +196,13 @@ impl NativeOAuth {
 }
 
 impl Drop for NativeOAuth {
+    /// Runs in napi-rs's finalizer, called from C: guarded (see `errors::no_unwind`).
     fn drop(&mut self) {
-        if let Some(m) = configs().as_mut() {
-            m.remove(&self.id);
-        }
+        let id = self.id;
+        super::errors::no_unwind("NativeOAuth's finalizer", || {
+            if let Some(m) = configs().as_mut() {
+                m.remove(&id);
+            }
+        });
     }
 }

@@ -182,14 +182,16 @@ unsafe extern "C" fn drop_owner<T>(
     _data: *mut std::ffi::c_void,
     hint: *mut std::ffi::c_void,
 ) {
-    let owned = unsafe { Box::from_raw(hint.cast::<Owned<T>>()) };
-    // Node passes no env once the environment is gone (a worker that ended holding the string):
-    // its count went with it.
-    if owned.reported != 0 && !env.is_null() {
-        let mut total = 0;
-        // SAFETY: a basic finalizer may adjust the count (js_native_api.h: node_api_basic_env).
-        unsafe { sys::napi_adjust_external_memory(env, -owned.reported, &mut total) };
-    }
+    super::errors::no_unwind("an external string's finalizer", || {
+        let owned = unsafe { Box::from_raw(hint.cast::<Owned<T>>()) };
+        // Node passes no env once the environment is gone (a worker that ended holding the
+        // string): its count went with it.
+        if owned.reported != 0 && !env.is_null() {
+            let mut total = 0;
+            // SAFETY: a basic finalizer may adjust the count (js_native_api.h: node_api_basic_env).
+            unsafe { sys::napi_adjust_external_memory(env, -owned.reported, &mut total) };
+        }
+    });
 }
 
 /// An external string over the `len` characters at `chars`, which `owner` holds (heap data,
