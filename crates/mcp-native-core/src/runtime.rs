@@ -95,7 +95,7 @@ pub async fn group_alive_off_thread(pgid: i32) -> bool {
     if !signal_group(pgid, 0) {
         return false; // no process at all: no scan needed
     }
-    tokio::task::spawn_blocking(move || group_alive(pgid))
+    tokio::task::spawn_blocking(move || has_live_member(pgid))
         .await
         .unwrap_or(true)
 }

@@ -31,7 +31,7 @@ mod writer;
 use std::collections::VecDeque;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -50,7 +50,7 @@ use crate::sync::Locked;
 use owner::Owner;
 pub use process::signal_name;
 use process::{async_fd, spawn};
-use shared::{Flags, Shared, State, Table};
+use shared::{Flags, Reader, Shared, State, Table};
 use stderr::{Tail, drain_stderr};
 use writer::Writer;
 
@@ -239,8 +239,7 @@ impl StdioTransport {
             max_message_bytes: config.max_message_bytes,
             pipe: std::sync::OnceLock::new(),
             hand_over: caller_copy.is_some() && config.hand_over_long_lines,
-            asked: AtomicBool::new(false),
-            handed_over: AtomicBool::new(false),
+            reading: AtomicU8::new(Reader::Caller as u8),
             late: AtomicBool::new(false),
         });
         let tail = Arc::new(Mutex::new(Tail::default()));

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use super::pipe;
 use super::process::{async_fd, exit_info};
-use super::shared::{Shared, State};
+use super::shared::{Reader, Shared, State};
 use super::stderr::Tail;
 use super::{CALLER_CATCH_UP, DRAIN_AFTER_EXIT};
 use crate::error::Error;
@@ -292,7 +292,7 @@ impl Owner {
     /// The caller handed its stdout over ([`Shared::feed`]): starts reading it, if not yet.
     /// Should that fail, hands it straight back (the caller goes on reading).
     fn take_over(&mut self) {
-        if self.handing.is_some() || !self.shared.handed_over.load(Ordering::Acquire) {
+        if self.handing.is_some() || !self.shared.reader_is(Reader::Owner) {
             return;
         }
         let copy = self.caller_copy.as_ref().map(|fd| fd.try_clone());
@@ -317,8 +317,7 @@ impl Owner {
     /// the last read, in the same batch.
     fn hand_back(&mut self, frames: Vec<Frame>) {
         self.handing = None;
-        self.shared.handed_over.store(false, Ordering::Release);
-        self.shared.asked.store(false, Ordering::Release);
+        self.shared.set_reader(Reader::Caller);
         let mut events = self.shared.handle(frames.into_iter());
         events.push(Event::CallerReads(true));
         self.shared.sink.emit_all(events);

@@ -1,7 +1,7 @@
 //! What the caller's thread and the owner task share: the request table, the writer, the
 //! stdout decoder, and the switches the caller flips.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
@@ -87,15 +87,22 @@ pub(super) struct Shared {
     /// The caller's stdout is handed over while long lines arrive
     /// ([`super::StdioConfig::hand_over_long_lines`]).
     pub(super) hand_over: bool,
-    /// A hand-over was asked of the caller ([`Event::CallerReads`]`(false)` sent by
-    /// [`Shared::feed`]) and not yet ended: no second one is asked meanwhile.
-    pub(super) asked: AtomicBool,
-    /// The owner reads the caller's stdout now (set by [`Shared::hand_over`], cleared by the
-    /// owner when it hands back).
-    pub(super) handed_over: AtomicBool,
+    /// Who reads the caller's stdout now: a [`Reader`] as its `u8`.
+    pub(super) reading: AtomicU8,
     /// A chunk was fed while the owner read stdout ([`Shared::feed`]): the stream can no longer
     /// be put back in order, so the owner ends the connection with [`LATE_CHUNK`].
     pub(super) late: AtomicBool,
+}
+
+/// Who reads a caller-read stdout, in the order of a hand-over (see [`Shared::feed`]): the
+/// caller; the caller, asked to stop ([`Event::CallerReads`]`(false)` sent, no second ask
+/// meanwhile); the owner, until it hands back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Reader {
+    Caller = 0,
+    Asked = 1,
+    Owner = 2,
 }
 
 /// What `onError` says when the caller fed stdout after handing it over: the runtime kept
@@ -234,7 +241,7 @@ impl Shared {
     /// delivers, and then calls [`Shared::hand_over`]. A chunk fed after that is refused: the
     /// connection ends with [`LATE_CHUNK`] (see [`Shared::late`]).
     pub(super) fn feed(&self, data: &[u8]) -> Vec<Event> {
-        if self.handed_over.load(Ordering::Acquire) {
+        if self.reader_is(Reader::Owner) {
             self.late.store(true, Ordering::Release);
             self.wake.notify_one();
             return Vec::new();
@@ -246,7 +253,7 @@ impl Shared {
             (frames, reader.partial_len() >= super::HAND_OVER_AT)
         };
         let mut events = self.handle(frames.into_iter());
-        if long && self.hand_over && !self.asked.swap(true, Ordering::AcqRel) {
+        if long && self.hand_over && self.swap_reader(Reader::Caller, Reader::Asked) {
             events.push(Event::CallerReads(false));
         }
         events
@@ -257,17 +264,32 @@ impl Shared {
     /// meanwhile completed the line (or stdout ended), there is nothing to hand over: the caller
     /// is told to read again instead. Without a pending ask, nothing happens.
     pub(super) fn hand_over(&self) -> Vec<Event> {
-        if !self.asked.load(Ordering::Acquire) || self.handed_over.load(Ordering::Acquire) {
+        if !self.reader_is(Reader::Asked) {
             return Vec::new();
         }
         let long = self.reader.locked().partial_len() >= super::HAND_OVER_AT;
         if !long || self.stdout_eof.load(Ordering::Acquire) {
-            self.asked.store(false, Ordering::Release);
+            self.set_reader(Reader::Caller);
             return vec![Event::CallerReads(true)];
         }
-        self.handed_over.store(true, Ordering::Release);
+        self.set_reader(Reader::Owner);
         self.wake.notify_one();
         Vec::new()
+    }
+
+    pub(super) fn reader_is(&self, who: Reader) -> bool {
+        self.reading.load(Ordering::Acquire) == who as u8
+    }
+
+    pub(super) fn set_reader(&self, who: Reader) {
+        self.reading.store(who as u8, Ordering::Release);
+    }
+
+    /// Moves from `from` to `to`; false when the reader was not `from`.
+    fn swap_reader(&self, from: Reader, to: Reader) -> bool {
+        self.reading
+            .compare_exchange(from as u8, to as u8, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
 
     /// The end of a caller-read stdout: the last line, if unterminated; tells the owner.
