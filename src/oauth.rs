@@ -84,10 +84,7 @@ pub fn oauth_discover<'env>(
         let probe_timeout = duration(probe_timeout_ms);
         promise(env, async move {
             unless_cancelled(fired, async move {
-                let client = mcp_native_core::net::client_builder()
-                    .build()
-                    .map_err(|e| McpError::Io(format!("HTTP client setup failed: {e}")))?;
-                let found = discover(&client, &server_url, probe_timeout).await;
+                let found = discover(&server_url, probe_timeout).await;
                 Ok(found.map(|f| serde_json::to_string(&f).unwrap_or_default()))
             })
             .await

@@ -58,7 +58,10 @@ impl Server {
     }
 
     async fn stats(&self) -> Value {
-        let text = reqwest::get(format!("{}/stats", self.base))
+        let text = mcp_native_core::net::client()
+            .unwrap()
+            .get(format!("{}/stats", self.base))
+            .send()
             .await
             .unwrap()
             .text()
@@ -68,7 +71,8 @@ impl Server {
     }
 
     async fn control(&self, body: Value) {
-        let resp = reqwest::Client::new()
+        let resp = mcp_native_core::net::client()
+            .unwrap()
             .post(format!("{}/control", self.base))
             .body(body.to_string())
             .send()

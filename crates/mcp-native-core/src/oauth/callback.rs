@@ -31,6 +31,9 @@ pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Connections served at once; a browser opens a handful, anything more is not a browser.
 pub const MAX_CONNECTIONS: usize = 32;
+
+/// Most header lines a request head may have (a browser sends about 20).
+const MAX_HEADERS: usize = 64;
 /// How long a connection is kept after its answer to drain what the client still sends.
 const LINGER: Duration = Duration::from_secs(1);
 /// Pause after a failed `accept` (for example, out of file descriptors) before trying again.
@@ -188,7 +191,8 @@ async fn serve<T: Send + 'static, E: std::fmt::Display + Send + 'static>(
     .await;
 }
 
-/// The request head up to its blank line; `None` when it exceeds [`MAX_HEAD_BYTES`].
+/// The request head up to its blank line (or as far as it is invalid, which `respond` answers
+/// with 400); `None` when it exceeds [`MAX_HEAD_BYTES`].
 async fn read_head(stream: &mut TcpStream) -> io::Result<Option<Vec<u8>>> {
     let mut head = Vec::with_capacity(1024);
     let mut buf = [0u8; 2048];
@@ -198,18 +202,19 @@ async fn read_head(stream: &mut TcpStream) -> io::Result<Option<Vec<u8>>> {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
         head.extend_from_slice(&buf[..n]);
-        if let Some(end) = head_end(&head) {
-            head.truncate(end);
-            return Ok(Some(head));
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        match httparse::Request::new(&mut headers).parse(&head) {
+            Ok(httparse::Status::Complete(end)) => {
+                head.truncate(end);
+                return Ok(Some(head));
+            }
+            Err(_) => return Ok(Some(head)),
+            Ok(httparse::Status::Partial) => {}
         }
         if head.len() > MAX_HEAD_BYTES {
             return Ok(None);
         }
     }
-}
-
-fn head_end(bytes: &[u8]) -> Option<usize> {
-    memchr::memmem::find(bytes, b"\r\n\r\n").or_else(|| memchr::memmem::find(bytes, b"\n\n"))
 }
 
 /// The whole answer to one request head.
@@ -237,15 +242,15 @@ fn respond<T, E: std::fmt::Display>(head: &[u8], shared: &Shared<T, E>) -> Vec<u
     page
 }
 
-/// The URL of a request line's target: origin-form (`/callback?…`) or absolute-form.
+/// The URL of a complete request head's target: origin-form (`/callback?…`) or absolute-form
+/// (`http:` only); `None` for anything httparse does not read as an HTTP/1.x request.
 fn request_url(head: &[u8], port: u16) -> Option<url::Url> {
-    let line = head.split(|&b| b == b'\n').next()?;
-    let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
-    let mut parts = line.split(' ');
-    let (_method, target, version) = (parts.next()?, parts.next()?, parts.next()?);
-    if !version.starts_with("HTTP/1.") || parts.next().is_some() {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut headers);
+    if !matches!(request.parse(head), Ok(httparse::Status::Complete(_))) {
         return None;
     }
+    let target = request.path?;
     if target.starts_with('/') {
         url::Url::parse(&format!("http://localhost:{port}{target}")).ok()
     } else {
@@ -393,16 +398,22 @@ mod tests {
     #[test]
     fn request_lines() {
         assert_eq!(
-            request_url(b"GET /a?b=c HTTP/1.1\r\nHost: x", 7)
+            request_url(b"GET /a?b=c HTTP/1.1\r\nHost: x\r\n\r\n", 7)
                 .unwrap()
                 .as_str(),
             "http://localhost:7/a?b=c"
         );
         assert_eq!(
-            request_url(b"GET //evil/x HTTP/1.1", 7).unwrap().path(),
+            request_url(b"GET //evil/x HTTP/1.1\r\n\r\n", 7)
+                .unwrap()
+                .path(),
             "//evil/x"
         );
+        // Incomplete, not HTTP/1.x, a space in the target, a bad header, another scheme.
         assert!(request_url(b"GET /a", 7).is_none());
-        assert!(request_url(b"GET ftp://x/a HTTP/1.1", 7).is_none());
+        assert!(request_url(b"GET /a HTTP/2.0\r\n\r\n", 7).is_none());
+        assert!(request_url(b"GET /a b HTTP/1.1\r\n\r\n", 7).is_none());
+        assert!(request_url(b"GET /a HTTP/1.1\r\nno colon\r\n\r\n", 7).is_none());
+        assert!(request_url(b"GET ftp://x/a HTTP/1.1\r\n\r\n", 7).is_none());
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::request::get_json;
+use super::request::{Redirects, get_json};
 
 /// The paths tried, in order, each replacing the server URL's path (only its origin is kept).
 pub const DISCOVERY_PATHS: [&str; 5] = [
@@ -47,18 +47,15 @@ pub struct FoundEndpoints {
     pub scopes: Option<Value>,
 }
 
-/// Probes [`DISCOVERY_PATHS`] on `server_url`'s origin with `client`, each GET bounded by
+/// Probes [`DISCOVERY_PATHS`] on `server_url`'s origin (following up to 10 redirects, as `fetch`
+/// does), each GET bounded by
 /// `probe_timeout`; a failed, non-2xx, unparsable or unmatched probe moves on to the next path.
 /// `None` after the last one, or at once when `server_url` is not a URL.
-pub async fn discover(
-    client: &reqwest::Client,
-    server_url: &str,
-    probe_timeout: Duration,
-) -> Option<FoundEndpoints> {
+pub async fn discover(server_url: &str, probe_timeout: Duration) -> Option<FoundEndpoints> {
     let base = url::Url::parse(server_url).ok()?;
     for path in DISCOVERY_PATHS {
         let Ok(url) = base.join(path) else { continue };
-        let Ok(reply) = get_json(client, url.as_str(), probe_timeout).await else {
+        let Ok(reply) = get_json(url.as_str(), Redirects::Any(10), probe_timeout).await else {
             continue;
         };
         if !reply.ok() {

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 
+pub use crate::net::Redirects;
+
 /// The deadline of one OAuth request when the caller has none: 10 s (SPEC 8.6 \[fix\]).
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -66,13 +68,25 @@ impl std::fmt::Display for RequestError {
     }
 }
 
-/// Sends `request` and reads the whole answer, all within `deadline`.
+/// A request to `url` on the process's client ([`crate::net::client`]).
+pub fn request(
+    method: reqwest::Method,
+    url: &str,
+) -> Result<reqwest::RequestBuilder, RequestError> {
+    let client = crate::net::client().map_err(RequestError::Failed)?;
+    Ok(client.request(method, url))
+}
+
+/// Sends `request` (following `redirects`) and reads the whole answer, all within `deadline`.
 pub async fn send(
     request: reqwest::RequestBuilder,
+    redirects: Redirects,
     deadline: Duration,
 ) -> Result<Reply, RequestError> {
     let exchange = async {
-        let mut response = request.send().await.map_err(failed)?;
+        let mut response = crate::net::send(request, redirects)
+            .await
+            .map_err(RequestError::Failed)?;
         let status = response.status().as_u16();
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(failed)? {
@@ -93,42 +107,41 @@ pub async fn send(
 
 /// GET `url` with `Accept: application/json`.
 pub async fn get_json(
-    client: &reqwest::Client,
     url: &str,
+    redirects: Redirects,
     deadline: Duration,
 ) -> Result<Reply, RequestError> {
-    send(client.get(url).header(ACCEPT, "application/json"), deadline).await
+    let request = request(reqwest::Method::GET, url)?.header(ACCEPT, "application/json");
+    send(request, redirects, deadline).await
 }
 
 /// POST `body` (JSON text) to `url` with `Content-Type` and `Accept` `application/json`.
 pub async fn post_json(
-    client: &reqwest::Client,
     url: &str,
     body: String,
+    redirects: Redirects,
     deadline: Duration,
 ) -> Result<Reply, RequestError> {
-    let request = client
-        .post(url)
+    let request = request(reqwest::Method::POST, url)?
         .header(CONTENT_TYPE, "application/json")
         .header(ACCEPT, "application/json")
         .body(body);
-    send(request, deadline).await
+    send(request, redirects, deadline).await
 }
 
 /// POST `fields`, in order, as `application/x-www-form-urlencoded` to `url` (with
 /// `Accept: application/json`, which token endpoints such as GitHub's need to answer in JSON).
 pub async fn post_form(
-    client: &reqwest::Client,
     url: &str,
     fields: &[(&str, &str)],
+    redirects: Redirects,
     deadline: Duration,
 ) -> Result<Reply, RequestError> {
-    let request = client
-        .post(url)
+    let request = request(reqwest::Method::POST, url)?
         .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
         .header(ACCEPT, "application/json")
         .body(form_body(fields));
-    send(request, deadline).await
+    send(request, redirects, deadline).await
 }
 
 /// `fields` encoded as `new URLSearchParams(fields).toString()` does (space as `+`).
@@ -147,18 +160,7 @@ fn text(bytes: &[u8]) -> String {
 /// A reqwest failure as text: the error and its causes, without the URL (which may carry a
 /// query the caller does not want repeated).
 fn failed(error: reqwest::Error) -> RequestError {
-    let error = error.without_url();
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(&error);
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    RequestError::Failed(text)
+    RequestError::Failed(crate::net::error_chain(error))
 }
 
 #[cfg(test)]

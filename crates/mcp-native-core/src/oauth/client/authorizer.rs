@@ -57,7 +57,6 @@ pub trait Authorizer: Send + Sync {
 /// (resolved against the URL). An answer that is not a redirect fails.
 #[derive(Clone)]
 pub struct HeadlessAuthorizer {
-    client: reqwest::Client,
     timeout: Duration,
 }
 
@@ -73,12 +72,8 @@ impl HeadlessAuthorizer {
     /// An authorizer with the package's HTTP setup (proxies, extra CAs), redirects off and the
     /// 10 s request deadline.
     pub fn new() -> Result<Self, AuthError> {
-        let client = crate::net::client_builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| AuthError::Authorizer(format!("HTTP client setup failed: {e}")))?;
+        crate::net::client().map_err(AuthError::Authorizer)?;
         Ok(HeadlessAuthorizer {
-            client,
             timeout: crate::oauth::request::DEFAULT_REQUEST_TIMEOUT,
         })
     }
@@ -93,13 +88,15 @@ impl Authorizer for HeadlessAuthorizer {
         &self,
         prompt: AuthorizationPrompt,
     ) -> BoxFuture<'static, Result<String, AuthError>> {
-        let client = self.client.clone();
         let timeout = self.timeout;
         Box::pin(async move {
             let exchange = async {
-                let resp = client.get(&prompt.url).send().await.map_err(|e| {
-                    AuthError::Authorizer(format!("GET the authorization URL: {}", e.without_url()))
-                })?;
+                let failed =
+                    |e: String| AuthError::Authorizer(format!("GET the authorization URL: {e}"));
+                let client = crate::net::client().map_err(failed)?;
+                let resp = crate::net::send(client.get(&prompt.url), crate::net::Redirects::Never)
+                    .await
+                    .map_err(failed)?;
                 let status = resp.status();
                 let location = resp
                     .headers()

@@ -1,5 +1,5 @@
-//! The HTTP side of the OAuth client: the two `reqwest` clients it uses (built from
-//! [`crate::net::client_builder`], so proxies and extra CAs apply) and the metadata GET.
+//! The HTTP side of the OAuth client: its request deadline and the metadata GET (on the
+//! process's client, [`crate::net::client`], so proxies and extra CAs apply).
 //!
 //! Redirects: metadata GETs follow them (at most [`MAX_REDIRECTS`]; the `issuer` and `resource`
 //! checks judge the document, not where it came from); every POST (registration, token) and the
@@ -11,35 +11,23 @@ use std::time::Duration;
 use reqwest::header::ACCEPT;
 
 use super::AuthError;
-use crate::oauth::request::{self, Reply, RequestError};
+use crate::oauth::request::{self, Redirects, Reply, RequestError};
 
 /// Redirects a metadata GET follows.
 pub const MAX_REDIRECTS: usize = 5;
 
-/// The HTTP clients of one OAuth client.
+/// The HTTP settings of one OAuth client.
 #[derive(Clone)]
 pub(crate) struct OAuthHttp {
-    /// Follows redirects (metadata GETs).
-    pub(crate) follow: reqwest::Client,
-    /// Never follows redirects (POSTs).
-    pub(crate) direct: reqwest::Client,
     /// The deadline of each request.
     pub(crate) timeout: Duration,
 }
 
 impl OAuthHttp {
+    /// Settings with `timeout`; fails when the process's HTTP client cannot be built.
     pub(crate) fn new(timeout: Duration) -> Result<Self, AuthError> {
-        let build = |policy| {
-            crate::net::client_builder()
-                .redirect(policy)
-                .build()
-                .map_err(|e| AuthError::Discovery(format!("HTTP client setup failed: {e}")))
-        };
-        Ok(OAuthHttp {
-            follow: build(reqwest::redirect::Policy::limited(MAX_REDIRECTS))?,
-            direct: build(reqwest::redirect::Policy::none())?,
-            timeout,
-        })
+        crate::net::client().map_err(AuthError::Discovery)?;
+        Ok(OAuthHttp { timeout })
     }
 
     /// GET a metadata document with `Accept: application/json` and, when known,
@@ -49,11 +37,14 @@ impl OAuthHttp {
         url: &str,
         protocol_version: Option<&str>,
     ) -> Result<Reply, AuthError> {
-        let mut req = self.follow.get(url).header(ACCEPT, "application/json");
+        let failed = |e: RequestError| AuthError::Discovery(format!("GET {url}: {}", describe(&e)));
+        let mut req = request::request(reqwest::Method::GET, url)
+            .map_err(failed)?
+            .header(ACCEPT, "application/json");
         if let Some(v) = protocol_version {
             req = req.header("mcp-protocol-version", v);
         }
-        request::send(req, self.timeout)
+        request::send(req, Redirects::Any(MAX_REDIRECTS), self.timeout)
             .await
             .map_err(|e| AuthError::Discovery(format!("GET {url}: {}", describe(&e))))
     }

@@ -10,7 +10,7 @@ use super::http::{OAuthHttp, describe, json_object, string};
 use super::metadata::AsMetadata;
 use super::state::{self, ClientRecord, ClientSource, client_key, prereg_key};
 use super::{AuthError, OAuthConfig};
-use crate::oauth::request::post_json;
+use crate::oauth::request::{Redirects, post_json};
 
 /// The auth method a registration asks for: `none` when listed (or nothing is listed), else
 /// `client_secret_basic`, else `client_secret_post`; with none of those listed,
@@ -161,7 +161,7 @@ async fn register(
         application_type: config.application_type.as_str(),
     })
     .map_err(|e| AuthError::Registration(e.to_string()))?;
-    let reply = post_json(&http.direct, endpoint, body, http.timeout)
+    let reply = post_json(endpoint, body, Redirects::Never, http.timeout)
         .await
         .map_err(|e| AuthError::Registration(format!("POST {endpoint}: {}", describe(&e))))?;
     if !matches!(reply.status, 200 | 201) {

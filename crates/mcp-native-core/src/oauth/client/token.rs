@@ -172,10 +172,13 @@ impl TokenRequest<'_> {
             self.supported,
             secret.is_some(),
         );
-        let mut req = self
-            .http
-            .direct
-            .post(self.endpoint)
+        let unreachable = |e: &request::RequestError| {
+            TokenError::Unreachable(AuthError::TokenEndpoint {
+                error: format!("POST {}: {}", self.endpoint, describe(e)),
+            })
+        };
+        let mut req = request::request(reqwest::Method::POST, self.endpoint)
+            .map_err(|e| unreachable(&e))?
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
             .header(ACCEPT, "application/json");
         match (method, secret) {
@@ -188,13 +191,10 @@ impl TokenRequest<'_> {
             }
             _ => fields.push(("client_id", &client.client_id)),
         }
-        let reply = request::send(req.body(form_body(&fields)), self.http.timeout)
+        let body = req.body(form_body(&fields));
+        let reply = request::send(body, request::Redirects::Never, self.http.timeout)
             .await
-            .map_err(|e| {
-                TokenError::Unreachable(AuthError::TokenEndpoint {
-                    error: format!("POST {}: {}", self.endpoint, describe(&e)),
-                })
-            })?;
+            .map_err(|e| unreachable(&e))?;
         // A server error says nothing about the grant: what is held is kept (a refresh token
         // is not dropped for a 503).
         if reply.status >= 500 {

@@ -15,7 +15,11 @@ use serde::{Deserialize, Serialize};
 
 use super::callback::{CallbackRequest, CallbackServer};
 use super::pkce::{Pkce, random_state};
-use super::request::{RequestError, get_json, post_form, post_json};
+use super::request::{Redirects, RequestError, get_json, post_form, post_json};
+
+/// The redirects the flow's requests follow: any, at most 10 (what `fetch` follows; the 12.7
+/// flow made its requests with `fetch`).
+const FOLLOW: Redirects = Redirects::Any(10);
 use crate::error::{Error, TokenExchangeFailure};
 use crate::sync::lock;
 
@@ -84,7 +88,6 @@ struct Registered {
 /// One login in progress. See the module doc.
 pub struct Flow {
     config: FlowConfig,
-    client: reqwest::Client,
     state: String,
     pkce: Pkce,
     redirect_uri: String,
@@ -99,9 +102,7 @@ impl Flow {
     /// Starts a login: fresh `state` and PKCE pair, the listener on `preferred_port` or, if that
     /// cannot be bound, on a free port ([`Flow::fell_back`]).
     pub async fn start(config: FlowConfig, preferred_port: u16) -> Result<Flow, Error> {
-        let client = crate::net::client_builder()
-            .build()
-            .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))?;
+        crate::net::client().map_err(Error::Io)?;
         let state = random_state();
         let (server, fell_back) =
             match CallbackServer::bind(preferred_port, CALLBACK_PATH, judge(state.clone())).await {
@@ -118,7 +119,6 @@ impl Flow {
         let redirect_uri = format!("http://localhost:{}{CALLBACK_PATH}", server.port());
         Ok(Flow {
             config,
-            client,
             state,
             pkce: Pkce::generate(),
             redirect_uri,
@@ -183,7 +183,7 @@ impl Flow {
         else {
             return;
         };
-        let Some(endpoint) = ok_json(get_json(&self.client, &metadata_url, deadline).await)
+        let Some(endpoint) = ok_json(get_json(&metadata_url, FOLLOW, deadline).await)
             .and_then(|doc| non_blank(&doc, "registration_endpoint"))
         else {
             return;
@@ -197,7 +197,7 @@ impl Flow {
             application_type: "native",
         })
         .unwrap_or_default();
-        let Some(reply) = ok_json(post_json(&self.client, &endpoint, body, deadline).await) else {
+        let Some(reply) = ok_json(post_json(&endpoint, body, FOLLOW, deadline).await) else {
             return;
         };
         let mut registered = lock(&self.registered);
@@ -286,8 +286,7 @@ impl Flow {
         if let Some(secret) = &secret {
             fields.push(("client_secret", secret));
         }
-        let failure = match post_form(&self.client, &self.config.token_url, &fields, deadline).await
-        {
+        let failure = match post_form(&self.config.token_url, &fields, FOLLOW, deadline).await {
             Ok(reply) if reply.ok() => return Ok(reply.body),
             Ok(reply) => TokenExchangeFailure::Status {
                 status: reply.status,

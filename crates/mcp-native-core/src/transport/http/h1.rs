@@ -1,65 +1,61 @@
-//! A lean HTTP/1.1 client for the POSTs (and the GET stream) of a plain `http://` server: one
-//! `write` per request,
-//! the response head parsed with `httparse`, the body handed on as it arrives (length, chunked
-//! or until close), and keep-alive connections pooled per transport.
+//! The transport's own connections to a plain `http:` server: HTTP/1.1 by hyper's
+//! connection-level client (`hyper::client::conn::http1`), kept alive in a small pool per
+//! transport that closes with it.
 //!
-//! Why: measured on this project's bench (Bun, sequential JSON calls to a loopback server), the
-//! general client (reqwest over hyper-util's pool) spent about 60 µs of CPU per POST on the I/O
-//! thread in user space — URL re-parsing and formatting, header-map clones, the pool's checkout,
-//! the connection task and its channels — where Bun's own `fetch` spends about 15 µs. On two
-//! cores that CPU comes out of the server's share and the call rate.
+//! Why not only the process's client ([`crate::net`]): a transport's connections must close
+//! when the transport does (a closed server connection must not hold sockets for the pool's
+//! idle time), and a request's first write may be made by the calling thread (see
+//! `spawn_tracked`): each connection here is driven by the future that uses it — the request's,
+//! then its response body's — not by a task of its own, so the first poll of a request writes
+//! it. Measured on this project's bench (Bun, sequential JSON calls to a loopback server), the
+//! general client spent about 60 µs of CPU per POST on the I/O thread (URL re-parsing, header
+//! maps, the pool's checkout, the connection task and its channels) where Bun's own `fetch`
+//! spends about 15 µs.
 //!
-//! It is used only where it cannot change what is sent or how the server is reached: an `http:`
-//! URL to an IP address or `localhost`, without credentials, no proxy variable in the
-//! environment, a body of at most [`LEAN_MAX_BODY`], and the transport's own URL (not a legacy
-//! endpoint). Anything else — `https:`, other host names, proxies, large bodies — goes through
-//! reqwest as before; so does a redirect the lean client receives (the request is sent again
-//! through reqwest, whose policy follows it within the origin, and the transport stays on
-//! reqwest until it closes). Its sockets get TCP keepalive as reqwest's do.
+//! It serves only what it cannot change the meaning of: an `http:` origin on an IP address or
+//! `localhost`, without credentials, with no proxy variable in the environment. Anything else —
+//! `https:`, other host names, proxies — goes through the process's client. So does a redirect
+//! received here (the request is sent again there, whose same-origin policy follows it, and the
+//! transport stays there until it closes).
 //!
-//! Connection reuse: an idle connection is checked before use (a peek: the server's FIN or
-//! unexpected bytes retire it). A request whose write fails on a reused connection (the server
-//! closed it at that moment) is sent once more on a fresh connection; once written, a request is
-//! never sent again (the server may have acted on it), as in hyper. A response read
-//! to its end, on HTTP/1.1 without `Connection: close`, with no bytes after it, gives its
-//! connection back; one dropped before its end closes it. Idle connections live at most
-//! [`POOL_IDLE`](super::POOL_IDLE) and close with the transport.
+//! Connection reuse: hyper frames every message (lengths, chunks, trailers, interim answers)
+//! and says when a connection may serve another request. An idle connection is polled before
+//! use: one the server closed, or one still busy (a request body the server never read), is
+//! dropped and a fresh one made. A request hyper says it did not send (its connection closed
+//! before it was written) is sent once more on a fresh connection; once written, a request is
+//! never sent again (the server may have acted on it). A response dropped before its end closes
+//! its connection. Idle connections live at most [`POOL_IDLE`](super::POOL_IDLE), are checked
+//! by a reaper, and close with the transport. Sockets get TCP keepalive as the process's
+//! client's do.
 
+use std::future::{Future, poll_fn};
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Buf, Bytes, BytesMut};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::{Body as _, Incoming};
+use hyper::client::conn::http1;
+use hyper_util::rt::TokioIo;
+use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use crate::net::chain;
 use crate::runtime;
 use crate::sync::Locked;
 
-/// Bodies up to this size go through the lean client (larger ones ask for `Connection: close`
-/// and go through reqwest, see `post::CLOSE_AFTER_BODY_BYTES`).
-pub(super) const LEAN_MAX_BODY: usize = 64 * 1024;
-/// Largest response head (status line and headers) accepted.
+/// Largest response head (status line and headers) accepted, in bytes of hyper's read buffer.
 pub(super) const MAX_HEAD_BYTES: usize = 256 * 1024;
-/// Most response headers accepted.
-const MAX_HEADERS: usize = 128;
 /// Most idle connections kept.
 const MAX_IDLE: usize = 64;
-/// How much is read at a time.
-const READ_AT_LEAST: usize = 16 * 1024;
-/// An idle connection keeps its read buffer (for the next exchange: one allocation less a
-/// request) unless the buffer ever grew larger than this (a large response head).
-const KEEP_BUFFER_UP_TO: usize = 64 * 1024;
-/// TCP keepalive: first probe after this much idle time, then one every this often.
-pub(super) const KEEPALIVE: Duration = Duration::from_secs(15);
-/// TCP keepalive: unanswered probes before the connection is dropped.
+/// Unanswered keepalive probes before a connection is dropped.
 const KEEPALIVE_RETRIES: u32 = 3;
 /// How often idle connections are checked (the server may have closed them).
 const REAP_EVERY: Duration = Duration::from_secs(5);
-/// Longest chunk-size line (with extensions) accepted.
-const MAX_CHUNK_LINE: usize = 4096;
 
 /// Where requests go: resolved from the URL once.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,9 +63,9 @@ pub(super) struct Target {
     /// A literal address, or a host name to resolve at connect time.
     connect: Connect,
     /// The `Host` header: host and, when the URL names a port, the port.
-    authority: String,
-    /// Path and query.
-    path: String,
+    authority: HeaderValue,
+    /// The origin served: requests to other origins are not sent here.
+    origin: url::Origin,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -83,8 +79,8 @@ enum Connect {
 const PROXY_VARS: [&str; 4] = ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"];
 
 impl Target {
-    /// The target of `url` when the lean client may serve it (see the module doc); `env` reads
-    /// an environment variable.
+    /// The target of `url`'s origin when the lean client may serve it (see the module doc);
+    /// `env` reads an environment variable.
     pub(super) fn for_url(url: &str, env: impl Fn(&str) -> Option<String>) -> Option<Target> {
         if PROXY_VARS
             .iter()
@@ -98,9 +94,9 @@ impl Target {
         }
         let port = url.port_or_known_default()?;
         let connect = match url.host()? {
-            // Only `localhost` by name: for other names reqwest races the addresses of both
-            // families (a host whose IPv6 route is black-holed answers on IPv4 after 300 ms),
-            // which tries them one after another.
+            // Only `localhost` by name: for other names the process's client races the
+            // addresses of both families (a host whose IPv6 route is black-holed answers on
+            // IPv4 after 300 ms), which tries them one after another.
             url::Host::Domain(d) if d == "localhost" => Connect::Name(d.to_string(), port),
             url::Host::Domain(_) => return None,
             url::Host::Ipv4(a) => Connect::Addr(SocketAddr::new(a.into(), port)),
@@ -111,15 +107,10 @@ impl Target {
             Some(p) => format!("{host}:{p}"),
             None => host.to_string(),
         };
-        let mut path = url.path().to_string();
-        if let Some(q) = url.query() {
-            path.push('?');
-            path.push_str(q);
-        }
         Some(Target {
             connect,
-            authority,
-            path,
+            authority: HeaderValue::from_str(&authority).ok()?,
+            origin: url.origin(),
         })
     }
 
@@ -127,14 +118,51 @@ impl Target {
     pub(super) fn from_env(url: &str) -> Option<Target> {
         Target::for_url(url, |v| std::env::var(v).ok())
     }
+
+    /// The request target (path and query) of `url` when it is on this origin.
+    fn path_of(&self, url: &url::Url) -> Option<hyper::Uri> {
+        if url.origin() != self.origin {
+            return None;
+        }
+        let path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        path.parse().ok()
+    }
+}
+
+/// One connection: hyper's handle for sending and the connection itself, which whoever uses
+/// the connection polls (there is no task per connection).
+struct Link {
+    sender: http1::SendRequest<Full<Bytes>>,
+    conn: http1::Connection<TokioIo<TcpStream>, Full<Bytes>>,
+    /// The connection ended (closed, or failed).
+    ended: bool,
+}
+
+impl Link {
+    /// Polls the connection (reads and writes as far as they go); `true` once it has ended.
+    fn drive(&mut self, cx: &mut Context<'_>) -> bool {
+        if !self.ended && Pin::new(&mut self.conn).poll(cx).is_ready() {
+            self.ended = true;
+        }
+        self.ended
+    }
+
+    /// Whether the connection can take a request now (polled once: an idle connection the
+    /// server closed, or one still busy with an earlier exchange, cannot).
+    fn ready_now(&mut self) -> bool {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        !self.drive(&mut cx) && matches!(self.sender.poll_ready(&mut cx), Poll::Ready(Ok(())))
+    }
 }
 
 /// One transport's connections to its target.
 pub(super) struct Pool {
     target: Target,
-    /// Idle connections, each with its read buffer (empty; see [`KEEP_BUFFER_UP_TO`]) and
-    /// since when it is idle.
-    idle: Mutex<Vec<Idle>>,
+    /// Idle connections and since when each is idle.
+    idle: Mutex<Vec<(Box<Link>, Instant)>>,
     /// How long a connection may stay idle.
     idle_for: Duration,
     /// How often the reaper looks at the idle connections.
@@ -143,57 +171,21 @@ pub(super) struct Pool {
     reaping: std::sync::atomic::AtomicBool,
 }
 
-struct Idle {
-    conn: TcpStream,
-    buf: BytesMut,
-    since: Instant,
-}
-
 /// A response: its status and headers; the body is read with [`Response::chunk`].
 pub(super) struct Response {
     pub(super) status: u16,
     pub(super) headers: HeaderMap,
-    body: Body,
-}
-
-struct Body {
-    conn: Option<TcpStream>,
-    buf: BytesMut,
-    framing: Framing,
-    /// The connection may serve another request once this body is read to its end.
+    body: Incoming,
+    /// The connection, driven while the body is read; back to the pool at the body's end.
+    link: Option<Box<Link>>,
+    done: bool,
+    /// The connection may serve another request once the body has ended.
     reusable: bool,
-    /// `buf` never grew past [`KEEP_BUFFER_UP_TO`]: the idle connection may keep it. (Its
-    /// `capacity()` later shows only the room past what was split off, not its allocation.)
-    small_buf: bool,
     pool: Weak<Pool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Framing {
-    /// This many bytes remain.
-    Length(u64),
-    /// Chunked: in the state given.
-    Chunked(Chunk),
-    /// Until the server closes the connection.
-    Eof,
-    /// Read to its end.
-    Done,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Chunk {
-    /// Expecting a chunk-size line.
-    Size,
-    /// This many bytes of chunk data remain.
-    Data(u64),
-    /// Expecting the CRLF after a chunk's data.
-    DataEnd,
-    /// After the last chunk: trailer lines until an empty one.
-    Trailers,
-}
-
-/// Why a request failed, and whether it may be sent again on a fresh connection (its write
-/// failed, so the server did not get it).
+/// Why a request failed, and whether it may be sent again on a fresh connection (hyper says
+/// it was not written).
 struct Failure {
     message: String,
     retry: bool,
@@ -210,249 +202,141 @@ impl Pool {
         })
     }
 
-    /// POSTs `body` with `headers` (the transport's, in order); the error text says why it
-    /// failed (`error sending request: …`, `error reading response: …`).
-    pub(super) async fn post(
-        self: &Arc<Self>,
-        headers: &HeaderMap,
-        body: &[u8],
-    ) -> Result<Response, String> {
-        self.send(self.encode("POST", headers, Some(body)), headers)
-            .await
+    /// Whether `url` is on this pool's origin.
+    pub(super) fn serves(&self, url: &url::Url) -> bool {
+        self.target.path_of(url).is_some()
     }
 
-    /// A GET with `headers` (the event stream), as [`Pool::post`].
-    pub(super) async fn get(self: &Arc<Self>, headers: &HeaderMap) -> Result<Response, String> {
-        self.send(self.encode("GET", headers, None), headers).await
-    }
-
-    async fn send(
+    /// Sends `method` to `url` (on this pool's origin: see [`Pool::serves`]) with `headers`
+    /// (the transport's, in order) and `body`; the error text says why it failed (`error
+    /// sending request: …`).
+    pub(super) async fn send(
         self: &Arc<Self>,
-        request: Vec<u8>,
+        method: reqwest::Method,
+        url: &url::Url,
         headers: &HeaderMap,
+        body: Bytes,
     ) -> Result<Response, String> {
-        let close = headers
-            .get("connection")
-            .is_some_and(|v| has_token(v.as_bytes(), b"close"));
-        if let Some((conn, buf)) = self.checkout() {
-            match self.exchange(conn, buf, &request, close).await {
+        let path = self
+            .target
+            .path_of(url)
+            .ok_or("error sending request: not this connection's origin")?;
+        let request = || {
+            let mut req = hyper::Request::new(Full::new(body.clone()));
+            *req.method_mut() = method.clone();
+            *req.uri_mut() = path.clone();
+            let h = req.headers_mut();
+            h.reserve(headers.len() + 1);
+            if !headers.contains_key("host") {
+                h.insert("host", self.target.authority.clone());
+            }
+            for (name, value) in headers {
+                // The body's own length frames it (hyper writes `content-length`).
+                if name != "content-length" && name != "transfer-encoding" {
+                    h.append(name, value.clone());
+                }
+            }
+            req
+        };
+        if let Some(link) = self.checkout() {
+            match self.exchange(link, request()).await {
                 Ok(r) => return Ok(r),
                 Err(f) if f.retry => {}
                 Err(f) => return Err(f.message),
             }
         }
-        let conn = self.connect().await?;
-        self.exchange(conn, BytesMut::new(), &request, close)
-            .await
-            .map_err(|f| f.message)
+        let link = self.connect().await?;
+        self.exchange(link, request()).await.map_err(|f| f.message)
     }
 
-    /// The request's bytes: request line, `Host`, the headers, `Content-Length` and the body
-    /// (when there is one).
-    fn encode(&self, method: &str, headers: &HeaderMap, body: Option<&[u8]>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(256 + body.map_or(0, <[u8]>::len));
-        out.extend_from_slice(method.as_bytes());
-        out.push(b' ');
-        out.extend_from_slice(self.target.path.as_bytes());
-        out.extend_from_slice(b" HTTP/1.1\r\n");
-        if !headers.contains_key("host") {
-            out.extend_from_slice(b"host: ");
-            out.extend_from_slice(self.target.authority.as_bytes());
-            out.extend_from_slice(b"\r\n");
-        }
-        for (name, value) in headers {
-            if name == "content-length" || name == "transfer-encoding" {
-                continue;
-            }
-            out.extend_from_slice(name.as_str().as_bytes());
-            out.extend_from_slice(b": ");
-            out.extend_from_slice(value.as_bytes());
-            out.extend_from_slice(b"\r\n");
-        }
-        if let Some(body) = body {
-            out.extend_from_slice(b"content-length: ");
-            out.extend_from_slice(body.len().to_string().as_bytes());
-            out.extend_from_slice(b"\r\n\r\n");
-            out.extend_from_slice(body);
-        } else {
-            out.extend_from_slice(b"\r\n");
-        }
-        out
-    }
-
-    /// An idle connection that still looks usable, if any, with its read buffer.
-    fn checkout(&self) -> Option<(TcpStream, BytesMut)> {
+    /// An idle connection that can take a request now, if any.
+    fn checkout(&self) -> Option<Box<Link>> {
         let mut idle = self.idle.locked();
-        while let Some(Idle { conn, buf, since }) = idle.pop() {
-            if since.elapsed() < self.idle_for && still_open(&conn) {
-                return Some((conn, buf));
+        while let Some((mut link, since)) = idle.pop() {
+            if since.elapsed() < self.idle_for && link.ready_now() {
+                return Some(link);
             }
         }
         None
     }
 
-    async fn connect(&self) -> Result<TcpStream, String> {
+    async fn connect(&self) -> Result<Box<Link>, String> {
         let conn = match &self.target.connect {
             Connect::Addr(addr) => TcpStream::connect(addr).await,
             Connect::Name(host, port) => TcpStream::connect((host.as_str(), *port)).await,
         }
         .map_err(|e| format!("error sending request: tcp connect error: {}", e))?;
         let _ = conn.set_nodelay(true);
-        // As reqwest does: a dead peer or a dropped NAT entry ends an idle connection (and the
-        // GET stream, which has no deadline) instead of leaving it waiting forever.
         let keepalive = socket2::TcpKeepalive::new()
-            .with_time(KEEPALIVE)
-            .with_interval(KEEPALIVE)
+            .with_time(crate::net::KEEPALIVE)
+            .with_interval(crate::net::KEEPALIVE)
             .with_retries(KEEPALIVE_RETRIES);
         let _ = socket2::SockRef::from(&conn).set_tcp_keepalive(&keepalive);
-        Ok(conn)
+        let (sender, conn) = http1::Builder::new()
+            .max_buf_size(MAX_HEAD_BYTES)
+            .handshake(TokioIo::new(conn))
+            .await
+            .map_err(|e| format!("error sending request: {}", chain(&e)))?;
+        // Boxed: a connection moves between the pool and each response it serves.
+        Ok(Box::new(Link {
+            sender,
+            conn,
+            ended: false,
+        }))
     }
 
-    /// Sends the request on `conn` and reads the response head.
+    /// Sends the request on `link`, driving the connection until the response head is in.
     async fn exchange(
         self: &Arc<Self>,
-        mut conn: TcpStream,
-        mut buf: BytesMut,
-        request: &[u8],
-        close: bool,
+        mut link: Box<Link>,
+        request: hyper::Request<Full<Bytes>>,
     ) -> Result<Response, Failure> {
-        if let Err(e) = conn.write_all(request).await {
-            return Err(Failure {
-                message: format!("error sending request: {}", e),
-                retry: true,
-            });
-        }
-        // `buf` is empty: new, or kept by the idle connection (room again once the last
-        // answer's bytes read from it were dropped)
-        let mut small_buf = make_room(&mut buf);
-        let fail = |message: String| Failure {
-            message,
-            retry: false,
-        };
-        loop {
-            match parse_head(&buf) {
-                Ok(Some((head, used))) => {
-                    if (100..200).contains(&head.status) && head.status != 101 {
-                        buf.advance(used); // an interim response (100 Continue): skip it
-                        continue;
-                    }
-                    buf.advance(used);
-                    return self
-                        .response(head, conn, buf, close, small_buf)
-                        .map_err(fail);
-                }
-                Ok(None) if buf.len() > MAX_HEAD_BYTES => {
-                    return Err(fail(
-                        "error reading response: response head too large".into(),
-                    ));
-                }
-                Ok(None) => {}
-                Err(message) => return Err(fail(message)),
-            }
-            small_buf &= make_room(&mut buf);
-            match conn.read_buf(&mut buf).await {
-                Ok(0) => {
-                    return Err(fail(
-                        "error reading response: connection closed before message completed".into(),
-                    ));
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    return Err(fail(format!("error reading response: {}", e)));
-                }
-            }
-        }
-    }
-
-    fn response(
-        self: &Arc<Self>,
-        head: Head,
-        conn: TcpStream,
-        buf: BytesMut,
-        close: bool,
-        small_buf: bool,
-    ) -> Result<Response, String> {
-        if head.status == 101 {
-            return Err("error reading response: unexpected protocol switch".into());
-        }
-        let mut reusable = head.http11 && !close;
-        let mut framing = Framing::Eof;
-        let mut length: Option<u64> = None;
-        let mut chunked = false;
-        let mut te = false;
-        for (name, value) in &head.headers {
-            if name == "connection" {
-                if has_token(value.as_bytes(), b"close") {
-                    reusable = false;
-                }
-            } else if name == "transfer-encoding" {
-                te = true;
-                // Only a final `chunked` frames the body; anything else reads until close.
-                chunked = value
-                    .to_str()
-                    .ok()
-                    .and_then(|v| v.rsplit(',').next())
-                    .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
-            } else if name == "content-length" {
-                // Digits only; a list of equal values is one value (RFC 9110 8.6).
-                for part in value.as_bytes().split(|&b| b == b',') {
-                    let n = parse_digits(part.trim_ascii(), 10)
-                        .ok_or("error reading response: invalid content-length")?;
-                    if length.is_some_and(|l| l != n) {
-                        return Err("error reading response: conflicting content-length".into());
-                    }
-                    length = Some(n);
-                }
-            }
-        }
-        if te && length.is_some() {
-            reusable = false; // RFC 9112 6.1: close after a message framed both ways
-        }
-        if head.status == 204 || head.status == 304 {
-            framing = Framing::Length(0);
-        } else if te {
-            framing = if chunked {
-                Framing::Chunked(Chunk::Size)
-            } else {
-                Framing::Eof
-            };
-        } else if let Some(n) = length {
-            framing = Framing::Length(n);
-        }
-        if framing == Framing::Eof {
-            reusable = false;
-        }
-        let mut headers = HeaderMap::with_capacity(head.headers.len());
-        for (name, value) in head.headers {
-            headers.append(name, value);
-        }
-        let mut body = Body {
-            conn: Some(conn),
-            buf,
-            framing,
-            reusable,
-            small_buf,
-            pool: Arc::downgrade(self),
-        };
-        body.settle();
-        Ok(Response {
-            status: head.status,
-            headers,
-            body,
+        let mut answer = std::pin::pin!(link.sender.try_send_request(request));
+        let head = poll_fn(|cx| {
+            link.drive(cx);
+            answer.as_mut().poll(cx)
         })
+        .await;
+        match head {
+            Ok(resp) if resp.status() == hyper::StatusCode::SWITCHING_PROTOCOLS => Err(Failure {
+                retry: false,
+                message: "error sending request: unexpected protocol switch".into(),
+            }),
+            Ok(resp) => {
+                let (parts, body) = resp.into_parts();
+                // RFC 9112 6.1: a message framed both ways may be an attempt at response
+                // splitting; its connection serves nothing more.
+                let both = parts.headers.contains_key("transfer-encoding")
+                    && parts.headers.contains_key("content-length");
+                let mut r = Response {
+                    reusable: !both,
+                    status: parts.status.as_u16(),
+                    headers: parts.headers,
+                    done: body.is_end_stream(),
+                    body,
+                    link: Some(link),
+                    pool: Arc::downgrade(self),
+                };
+                r.settle();
+                Ok(r)
+            }
+            Err(mut e) => Err(Failure {
+                retry: e.take_message().is_some(),
+                message: format!("error sending request: {}", chain(e.error())),
+            }),
+        }
     }
 
     /// Takes back a connection whose response was read to its end.
-    fn check_in(self: &Arc<Self>, conn: TcpStream, buf: BytesMut) {
+    fn check_in(self: &Arc<Self>, link: Box<Link>) {
+        if link.ended {
+            return;
+        }
         let mut idle = self.idle.locked();
         if idle.len() >= MAX_IDLE {
             return;
         }
-        idle.push(Idle {
-            conn,
-            buf,
-            since: Instant::now(),
-        });
+        idle.push((link, Instant::now()));
         drop(idle);
         if !self.reaping.swap(true, std::sync::atomic::Ordering::AcqRel) {
             let pool = Arc::downgrade(self);
@@ -479,7 +363,8 @@ async fn reap(pool: Weak<Pool>, every: Duration) {
         tokio::time::sleep(every).await;
         let Some(pool) = pool.upgrade() else { return };
         let mut idle = pool.idle.locked();
-        idle.retain(|i| i.since.elapsed() < pool.idle_for && still_open(&i.conn));
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        idle.retain_mut(|(link, since)| since.elapsed() < pool.idle_for && !link.drive(&mut cx));
         if idle.is_empty() {
             // Under the lock: a connection checked in after this starts a new reaper.
             pool.reaping
@@ -490,270 +375,73 @@ async fn reap(pool: Weak<Pool>, every: Duration) {
     }
 }
 
-/// Whether an idle connection is still open with nothing unread (the server's FIN, a reset or
-/// unexpected bytes retire it).
-fn still_open(conn: &TcpStream) -> bool {
-    use std::os::fd::AsRawFd;
-    let mut byte = 0u8;
-    // SAFETY: a one-byte peek into a local buffer on a descriptor `conn` owns.
-    let n = unsafe {
-        libc::recv(
-            conn.as_raw_fd(),
-            (&raw mut byte).cast(),
-            1,
-            libc::MSG_PEEK | libc::MSG_DONTWAIT,
-        )
-    };
-    n < 0 && {
-        let e = std::io::Error::last_os_error().raw_os_error();
-        e == Some(libc::EAGAIN) || e == Some(libc::EWOULDBLOCK)
-    }
-}
-
-/// Makes room in `buf` for the next read; whether it is still small enough for an idle
-/// connection to keep (see [`KEEP_BUFFER_UP_TO`]: read right after it grows, `capacity()` is its
-/// allocation).
-fn make_room(buf: &mut BytesMut) -> bool {
-    buf.reserve(READ_AT_LEAST);
-    buf.capacity() <= KEEP_BUFFER_UP_TO
-}
-
-/// A number written only with the digits of `radix` (no sign, no space), if it fits.
-fn parse_digits(text: &[u8], radix: u32) -> Option<u64> {
-    if text.is_empty() || !text.iter().all(|&b| char::from(b).is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(std::str::from_utf8(text).ok()?, radix).ok()
-}
-
-/// Whether a comma-separated header value holds `token` (any case).
-fn has_token(value: &[u8], token: &[u8]) -> bool {
-    value
-        .split(|&b| b == b',')
-        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
-}
-
-struct Head {
-    status: u16,
-    http11: bool,
-    headers: Vec<(HeaderName, HeaderValue)>,
-}
-
-/// The response head at the start of `buf` and its length, `None` when incomplete.
-fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, String> {
-    let mut slots = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut resp = httparse::Response::new(&mut slots);
-    let used = match resp.parse(buf) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(e) => {
-            return Err(format!(
-                "error reading response: invalid HTTP response: {e}"
-            ));
-        }
-    };
-    let status = resp.code.unwrap_or(0);
-    let mut headers = Vec::with_capacity(resp.headers.len());
-    for h in resp.headers.iter() {
-        let name = HeaderName::from_bytes(h.name.as_bytes())
-            .map_err(|_| "error reading response: invalid header name".to_string())?;
-        let value = HeaderValue::from_bytes(h.value)
-            .map_err(|_| "error reading response: invalid header value".to_string())?;
-        headers.push((name, value));
-    }
-    Ok(Some((
-        Head {
-            status,
-            http11: resp.version == Some(1),
-            headers,
-        },
-        used,
-    )))
-}
-
-impl Body {
-    /// After progress: a body read to its end gives its connection back when it may.
+impl Response {
+    /// A response whose body has ended gives its connection back at once.
     fn settle(&mut self) {
-        if self.framing == Framing::Length(0) {
-            self.framing = Framing::Done;
-        }
-        if self.framing == Framing::Done
-            && let Some(conn) = self.conn.take()
+        if self.done
+            && let Some(link) = self.link.take()
             && self.reusable
-            && self.buf.is_empty()
             && let Some(pool) = self.pool.upgrade()
         {
-            let buf = if self.small_buf {
-                std::mem::take(&mut self.buf)
-            } else {
-                BytesMut::new()
-            };
-            pool.check_in(conn, buf);
+            pool.check_in(link);
         }
     }
 
-    /// Reads more of the body; 0 at the end of the connection. A read error ends the body
-    /// (and closes its connection).
-    async fn fill(&mut self) -> Result<usize, String> {
-        let Some(conn) = self.conn.as_mut() else {
-            return Ok(0);
-        };
-        self.small_buf &= make_room(&mut self.buf);
-        conn.read_buf(&mut self.buf).await.map_err(|e| {
-            self.framing = Framing::Done;
-            self.conn = None;
-            format!("error decoding response body: {}", e)
-        })
-    }
-
-    /// The connection ended before the body did: the body ends (its connection closed), and
-    /// the error says so.
-    fn cut_short(&mut self) -> String {
-        self.framing = Framing::Done;
-        self.conn = None;
-        "error decoding response body: connection closed before message completed".into()
-    }
-
-    /// The next piece of the body; `None` at its end.
-    async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
+    /// Whether the rest of the body is already here and empty (its end came with the last
+    /// data): polled without waiting.
+    fn ends_now(&mut self) -> bool {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
         loop {
-            match self.framing {
-                Framing::Done => return Ok(None),
-                Framing::Length(left) => {
-                    if !self.buf.is_empty() {
-                        let n = (self.buf.len() as u64).min(left) as usize;
-                        let out = self.buf.split_to(n).freeze();
-                        self.framing = Framing::Length(left - n as u64);
-                        self.settle();
-                        return Ok(Some(out));
-                    }
-                    if self.fill().await? == 0 {
-                        return Err(self.cut_short());
-                    }
-                }
-                Framing::Eof => {
-                    if !self.buf.is_empty() {
-                        return Ok(Some(self.buf.split().freeze()));
-                    }
-                    if self.fill().await? == 0 {
-                        self.framing = Framing::Done;
-                        self.conn = None;
-                        return Ok(None);
-                    }
-                }
-                Framing::Chunked(state) => {
-                    match self.step_chunked(state)? {
-                        Some(Some(out)) => {
-                            self.skip_buffered_framing();
-                            return Ok(Some(out));
-                        }
-                        Some(None) => {
-                            self.settle();
-                            if self.framing == Framing::Done {
-                                return Ok(None);
-                            }
-                            continue;
-                        }
-                        None => {}
-                    }
-                    if self.fill().await? == 0 {
-                        return Err(self.cut_short());
-                    }
-                }
+            if let Some(link) = self.link.as_mut() {
+                link.drive(&mut cx);
+            }
+            match Pin::new(&mut self.body).poll_frame(&mut cx) {
+                Poll::Ready(None) => return true,
+                Poll::Ready(Some(Ok(frame))) if frame.data_ref().is_none_or(Bytes::is_empty) => {}
+                _ => return false,
             }
         }
     }
 
-    /// After a piece of chunked data: the chunk's end, the next size line and the trailers, as
-    /// far as they are already buffered — so that a body whose last bytes came with its data
-    /// ends now (and its connection goes back to the pool even if the reader stops here).
-    /// Bad framing stops it without an error: the data before it is delivered first, and the
-    /// next read reports it.
-    fn skip_buffered_framing(&mut self) {
-        while let Framing::Chunked(state) = self.framing {
-            if matches!(state, Chunk::Data(_)) || !matches!(self.step_chunked(state), Ok(Some(_))) {
-                break;
-            }
-        }
-        self.settle();
-    }
-
-    /// One step of the chunked decoder on the buffered bytes: `Some(Some(data))` a piece of
-    /// data, `Some(None)` progress without data (state moved), `None` more bytes needed.
-    fn step_chunked(&mut self, state: Chunk) -> Result<Option<Option<Bytes>>, String> {
-        let bad =
-            |what: &str| format!("error decoding response body: invalid chunked body: {what}");
-        match state {
-            Chunk::Size => {
-                let Some(end) = memchr::memchr(b'\n', &self.buf) else {
-                    if self.buf.len() > MAX_CHUNK_LINE {
-                        return Err(bad("chunk size line too long"));
-                    }
-                    return Ok(None);
-                };
-                let line = &self.buf[..end];
-                let line = line.strip_suffix(b"\r").unwrap_or(line);
-                let size_text = line.split(|&b| b == b';').next().unwrap_or_default();
-                let size =
-                    parse_digits(size_text.trim_ascii(), 16).ok_or_else(|| bad("chunk size"))?;
-                self.buf.advance(end + 1);
-                self.framing = Framing::Chunked(if size == 0 {
-                    Chunk::Trailers
-                } else {
-                    Chunk::Data(size)
-                });
-                Ok(Some(None))
-            }
-            Chunk::Data(left) => {
-                if self.buf.is_empty() {
-                    return Ok(None);
-                }
-                let n = (self.buf.len() as u64).min(left) as usize;
-                let out = self.buf.split_to(n).freeze();
-                let left = left - n as u64;
-                self.framing = Framing::Chunked(if left == 0 {
-                    Chunk::DataEnd
-                } else {
-                    Chunk::Data(left)
-                });
-                Ok(Some(Some(out)))
-            }
-            Chunk::DataEnd => {
-                if self.buf.len() < 2 && !self.buf.starts_with(b"\n") {
-                    return Ok(None);
-                }
-                if self.buf.starts_with(b"\r\n") {
-                    self.buf.advance(2);
-                } else if self.buf.starts_with(b"\n") {
-                    self.buf.advance(1);
-                } else {
-                    return Err(bad("missing CRLF after chunk data"));
-                }
-                self.framing = Framing::Chunked(Chunk::Size);
-                Ok(Some(None))
-            }
-            Chunk::Trailers => {
-                let Some(end) = memchr::memchr(b'\n', &self.buf) else {
-                    if self.buf.len() > MAX_HEAD_BYTES {
-                        return Err(bad("trailers too long"));
-                    }
-                    return Ok(None);
-                };
-                let line_len = self.buf[..end].strip_suffix(b"\r").map_or(end, <[u8]>::len);
-                self.buf.advance(end + 1);
-                if line_len == 0 {
-                    self.framing = Framing::Done;
-                }
-                Ok(Some(None))
-            }
-        }
-    }
-}
-
-impl Response {
-    /// The next piece of the body; `None` at its end. The error text says what failed.
+    /// The next piece of the body; `None` at its end. The error text says what failed; after
+    /// an error the body has ended (and its connection is closed).
     pub(super) async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
-        self.body.chunk().await
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            let frame = poll_fn(|cx| {
+                if let Some(link) = self.link.as_mut() {
+                    link.drive(cx);
+                }
+                Pin::new(&mut self.body).poll_frame(cx)
+            })
+            .await;
+            match frame {
+                None => {
+                    self.done = true;
+                    self.settle();
+                    return Ok(None);
+                }
+                Some(Err(e)) => {
+                    self.done = true;
+                    self.link = None;
+                    return Err(format!("error decoding response body: {}", chain(&e)));
+                }
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        if self.body.is_end_stream() {
+                            self.done = true;
+                            self.settle();
+                        }
+                        if !data.is_empty() {
+                            return Ok(Some(data));
+                        }
+                    }
+                    // Trailers, or an empty piece: read on.
+                }
+            }
+        }
     }
 
     /// Reads what is left of the body in the background, for at most [`FINISH_WAIT`] and
@@ -761,13 +449,13 @@ impl Response {
     /// reply whose answer was found while the server was still ending the stream. A body that
     /// does not end in time closes its connection.
     pub(super) fn finish_in_background(mut self) {
-        if self.body.framing == Framing::Done || !self.body.reusable {
+        if self.done || self.link.is_none() {
             return;
         }
         runtime::handle().spawn(async move {
             let mut read = 0usize;
             let drain = async {
-                while let Ok(Some(c)) = self.body.chunk().await {
+                while let Ok(Some(c)) = self.chunk().await {
                     read += c.len();
                     if read > FINISH_MAX_BYTES {
                         return;
@@ -776,6 +464,17 @@ impl Response {
             };
             let _ = tokio::time::timeout(FINISH_WAIT, drain).await;
         });
+    }
+}
+
+impl Drop for Response {
+    /// A body dropped before its end closes its connection, unless its end is already here
+    /// (the connection then serves the next request).
+    fn drop(&mut self) {
+        if !self.done && self.link.is_some() && self.reusable && self.ends_now() {
+            self.done = true;
+            self.settle();
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::exchange::{ExchangeDeadline, Plan};
-use super::post::{error_chain, http_error};
+use super::post::{Resp, http_error};
 use super::{Inner, lock};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
@@ -49,19 +49,15 @@ impl Inner {
     /// Falls back to the legacy HTTP+SSE protocol: GET the stream, wait for its `endpoint`
     /// event, accept it only on the same origin, and keep reading the stream in the background.
     pub(super) async fn start_legacy(self: Arc<Self>) -> Result<Arc<Legacy>, Error> {
-        let base = reqwest::Url::parse(&self.config.url)
-            .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?;
+        let base = self.url.clone()?;
         let mut resp = self
-            .client()
-            .get(base.clone())
-            .headers(self.get_headers(None).await?)
-            .send()
+            .get(self.get_headers(None).await?)
             .await
-            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?;
-        if !resp.status().is_success() {
-            let status = resp.status().as_u16();
+            .map_err(|e| Error::Io(format!("fetch failed: {e}")))?;
+        if !(200..300).contains(&resp.status()) {
+            let status = resp.status();
             let headers = resp.headers().clone();
-            let body = resp.text().await.unwrap_or_default();
+            let body = resp.text().await;
             return Err(http_error(status, &body, &headers, false));
         }
         let mut decoder = SseDecoder::new(self.config.max_message_bytes);
@@ -69,7 +65,7 @@ impl Inner {
             let chunk = resp
                 .chunk()
                 .await
-                .map_err(|e| Error::Io(format!("SSE stream failed: {}", error_chain(e))))?;
+                .map_err(|e| Error::Io(format!("SSE stream failed: {e}")))?;
             let Some(chunk) = chunk else {
                 return Err(Error::Parse("SSE stream ended unexpectedly".into()));
             };
@@ -108,7 +104,7 @@ impl Inner {
     async fn read_legacy(
         self: &Arc<Self>,
         legacy: &Legacy,
-        mut resp: reqwest::Response,
+        mut resp: Resp,
         mut decoder: SseDecoder,
     ) {
         loop {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::post::{Resp, error_chain};
+use bytes::Bytes;
+
+use super::post::Resp;
 use super::{Inner, LISTENER_BASE_DELAY, LISTENER_MAX_DELAY, LISTENER_MAX_FAILURES};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
@@ -62,22 +64,23 @@ impl Inner {
         }
     }
 
-    /// GETs the event stream: through the lean client when it serves this server (a warm
-    /// pooled connection: the stream is open before the requests that follow the handshake
-    /// need it — a server may send them an elicitation there), else through reqwest.
-    async fn get(&self, headers: reqwest::header::HeaderMap) -> Result<Resp, String> {
+    /// GETs the event stream (the listener's, or an SSE reply's resumption): through the lean
+    /// client when it serves this server (a warm pooled connection: the stream is open before
+    /// the requests that follow the handshake need it — a server may send them an elicitation
+    /// there; and it closes with the transport), else through reqwest.
+    pub(super) async fn get(&self, headers: reqwest::header::HeaderMap) -> Result<Resp, String> {
+        let url = self.url.clone().map_err(|e| e.to_string())?;
         if let Some(pool) = self.lean()
-            && let Some(resp) = self.lean_answer(pool.get(&headers).await?)
+            && let Some(resp) = self.lean_answer(
+                pool.send(reqwest::Method::GET, &url, &headers, Bytes::new())
+                    .await?,
+            )
         {
             return Ok(resp);
         }
-        self.client()
-            .get(&self.config.url)
-            .headers(headers)
-            .send()
+        self.send(self.client.get(url).headers(headers))
             .await
             .map(Resp::Std)
-            .map_err(error_chain)
     }
 
     fn listener_failed(&self, e: String) {

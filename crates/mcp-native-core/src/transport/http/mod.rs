@@ -4,7 +4,8 @@
 //! stream at once, `notifications/cancelled`, session expiry (reported, or repaired through the
 //! client's [`SessionHook`]), SSE resume with `GET` + `Last-Event-ID`, the GET listener, the
 //! legacy HTTP+SSE fallback of `type: "sse"`, DELETE on close (and when the handle is dropped),
-//! pooled keep-alive connections (plain `http:` POSTs through a lean HTTP/1.1 client), an [`AuthHook`] for 401/403, and the modern era (SPEC 9:
+//! pooled keep-alive connections (a plain `http:` server's on the transport's own hyper
+//! connections, see `h1.rs`), an [`AuthHook`] for 401/403, and the modern era (SPEC 9:
 //! sessionless, no GET stream, no resume).
 //!
 //! Every request runs as its own task on the crate's runtime; in-flight tasks are kept by id so
@@ -14,8 +15,8 @@
 //!
 //! Files: `mod.rs` the handle, its config and lifecycle; `post.rs` one POST and its headers;
 //! `exchange.rs` a request from POST to answer, with its deadline; `sse.rs` an SSE reply;
-//! `listener.rs` the GET stream; `legacy.rs` the 2024-11-05 HTTP+SSE protocol; `h1.rs` the lean
-//! HTTP/1.1 client.
+//! `listener.rs` the GET stream; `legacy.rs` the 2024-11-05 HTTP+SSE protocol; `h1.rs` the
+//! transport's own HTTP/1.1 connections (hyper).
 
 mod exchange;
 mod h1;
@@ -58,8 +59,8 @@ pub const LISTENER_MAX_FAILURES: u32 = 5;
 pub const LISTENER_BASE_DELAY: Duration = Duration::from_millis(500);
 /// Longest reconnect delay of the GET listener (a server's `retry:` is capped by it too).
 pub const LISTENER_MAX_DELAY: Duration = Duration::from_secs(30);
-/// How long an idle pooled connection is kept.
-pub const POOL_IDLE: Duration = Duration::from_secs(90);
+/// How long an idle pooled connection is kept (the shared client's and the lean pools').
+pub const POOL_IDLE: Duration = crate::net::POOL_IDLE;
 /// The first id [`Transport::next_id`] hands out (see `stdio::OWN_IDS_FROM`).
 pub const OWN_IDS_FROM: u64 = 1 << 52;
 
@@ -153,11 +154,12 @@ struct Inflight {
 /// What the handle and every task of one transport share.
 pub(crate) struct Inner {
     config: HttpConfig,
-    /// Replaced at close, so the pooled keep-alive connections close with the transport rather
-    /// than when the object is dropped (or the pool's idle timeout passes).
-    client: Mutex<reqwest::Client>,
+    /// The process's HTTP client ([`crate::net::client`]; a handle).
+    client: reqwest::Client,
+    /// `config.url`, parsed once (an invalid URL fails each request with the parse error).
+    url: Result<url::Url, Error>,
     /// The lean client's connections, when it may serve this server (see [`h1`]); replaced at
-    /// close like `client`.
+    /// close, so that its keep-alive connections close with the transport.
     lean: Mutex<Option<Arc<h1::Pool>>>,
     /// Configured headers, validated once (CR/LF rejected before anything is sent).
     headers: Result<HeaderMap, Error>,
@@ -186,17 +188,11 @@ pub struct HttpTransport {
     next_id: AtomicU64,
 }
 
-/// An HTTP client with the package's proxy and CA rules, same-origin redirects and the pool's
-/// idle timeout.
-fn new_client() -> Result<reqwest::Client, Error> {
-    crate::net::client_builder()
-        .pool_idle_timeout(POOL_IDLE)
-        .redirect(post::same_origin_redirects())
-        .build()
-        .map_err(|e| Error::Io(format!("HTTP client setup failed: {e}")))
-}
+/// Requests up to this size may start on the caller's thread (see `spawn_tracked`): larger ones
+/// are written by the I/O thread, which keeps the caller's thread free.
+const STARTS_HERE_MAX_BODY: usize = 64 * 1024;
 
-/// The lean client's pool for `url`, when it may serve it.
+/// The lean client's pool for `url`'s origin, when it may serve it.
 fn lean_pool(url: &str) -> Option<Arc<h1::Pool>> {
     h1::Target::from_env(url).map(|target| h1::Pool::new(target, POOL_IDLE))
 }
@@ -205,13 +201,16 @@ impl HttpTransport {
     /// A transport for `config`; events go to `sink`. No I/O until a message is sent. Call
     /// [`HttpTransport::connect`] before sending.
     pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
-        let client = Mutex::new(new_client()?);
+        let client = crate::net::client().map_err(Error::Io)?;
         let lean = Mutex::new(lean_pool(&config.url));
         let headers = post::header_map(&config.headers);
+        let url =
+            url::Url::parse(&config.url).map_err(|e| Error::InvalidConfig(format!("url: {e}")));
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 config,
                 client,
+                url,
                 lean,
                 headers,
                 session: Mutex::new(None),
@@ -368,7 +367,7 @@ impl HttpTransport {
     /// keeps the caller's thread free), it goes through the lean client, and no auth hook is
     /// set (whose steps may call back into the caller).
     fn starts_here(&self, len: usize) -> bool {
-        if len > h1::LEAN_MAX_BODY || tokio::runtime::Handle::try_current().is_ok() {
+        if len > STARTS_HERE_MAX_BODY || tokio::runtime::Handle::try_current().is_ok() {
             return false;
         }
         // One lock at a time.
@@ -611,21 +610,27 @@ impl Inner {
                     headers.insert("mcp-session-id", v);
                 }
                 // The bearer token too (SPEC 10.1: every request to the endpoint carries it).
+                // On this transport's own connections when the lean client serves it (they
+                // close below, with the pool), else on the process's client.
                 let req = async {
                     let _ = inner.add_authorization(&mut headers).await;
-                    let delete = inner.client().delete(&inner.config.url).headers(headers);
-                    delete.send().await
+                    let Ok(url) = inner.url.clone() else { return };
+                    if let Some(pool) = inner.lean()
+                        && let Ok(resp) = pool
+                            .send(reqwest::Method::DELETE, &url, &headers, Bytes::new())
+                            .await
+                        && inner.lean_answer(resp).is_some()
+                    {
+                        return;
+                    }
+                    let delete = inner.client.delete(url).headers(headers);
+                    let _ = inner.send(delete).await;
                 };
                 let _ = tokio::time::timeout(
                     Duration::from_millis(inner.config.timeout_ms.min(super::MAX_TIMEOUT_MS)),
                     req,
                 )
                 .await;
-            }
-            // A fresh client: the old one's pool (and its sockets) goes once the last request
-            // made with it is gone, which the aborts above made now.
-            if let Ok(client) = new_client() {
-                *lock(&inner.client) = client;
             }
             *lock(&inner.lean) = lean_pool(&inner.config.url);
             if report {
@@ -635,9 +640,14 @@ impl Inner {
         true
     }
 
-    /// The HTTP client (a handle: cheap to clone).
-    pub(super) fn client(&self) -> reqwest::Client {
-        lock(&self.client).clone()
+    /// Sends `request` (made with `self.client`) through the shared client, following
+    /// redirects within the server's origin only: a configured header (an API key) must never
+    /// travel to another host because the server said so.
+    pub(super) async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, String> {
+        crate::net::send(request, crate::net::Redirects::SameOrigin).await
     }
 
     /// Reports the outcome of exchange `id` unless it was cancelled or closed meanwhile.

@@ -74,38 +74,7 @@ pub(super) fn http_error(
 /// bodies are rare (large tool arguments) and cost far more than a new connection to send.
 pub(super) const CLOSE_AFTER_BODY_BYTES: usize = 64 * 1024;
 
-/// An error with its sources, for messages that say why (`connection refused`, ...). The URL is
-/// left out: its query may carry an API key (`?exaApiKey=`), and the caller knows the URL.
-pub(super) fn error_chain(e: reqwest::Error) -> String {
-    let e = e.without_url();
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
-}
-
-/// Redirects are followed only within the server's origin (at most 10): a configured header
-/// (an API key) must never travel to another host because the server said so.
-pub(super) fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let same = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if attempt.previous().len() > 10 || !same {
-            attempt.stop()
-        } else {
-            attempt.follow()
-        }
-    })
-}
+pub(super) use crate::net::error_chain;
 
 /// A POST's response, from the lean client ([`h1`]) or from reqwest.
 pub(super) enum Resp {
@@ -286,16 +255,13 @@ impl Inner {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let had_session = headers.contains_key("mcp-session-id");
-            let (endpoint, lean) = match lock(&self.legacy).as_ref() {
-                Some(legacy) => (Some(legacy.endpoint.clone()), None),
-                None => (
-                    None,
-                    self.lean().filter(|_| frame.len() <= h1::LEAN_MAX_BODY),
-                ),
+            let url = match lock(&self.legacy).as_ref() {
+                Some(legacy) => legacy.endpoint.clone(),
+                None => self.url.clone()?,
             };
-            let lean_resp = match lean {
+            let lean_resp = match self.lean().filter(|pool| pool.serves(&url)) {
                 Some(pool) => pool
-                    .post(&headers, &frame)
+                    .send(reqwest::Method::POST, &url, &headers, frame.clone())
                     .await
                     .map(|r| self.lean_answer(r))
                     .map_err(|e| Error::Io(format!("fetch failed: {e}")))?,
@@ -303,22 +269,11 @@ impl Inner {
             };
             let resp = match lean_resp {
                 Some(r) => r,
-                None => {
-                    let url = match endpoint {
-                        Some(url) => url,
-                        None => reqwest::Url::parse(&self.config.url)
-                            .map_err(|e| Error::InvalidConfig(format!("url: {e}")))?,
-                    };
-                    Resp::Std(
-                        self.client()
-                            .post(url)
-                            .headers(headers)
-                            .body(frame.clone())
-                            .send()
-                            .await
-                            .map_err(|e| Error::Io(format!("fetch failed: {}", error_chain(e))))?,
-                    )
-                }
+                None => Resp::Std(
+                    self.send(self.client.post(url).headers(headers).body(frame.clone()))
+                        .await
+                        .map_err(|e| Error::Io(format!("fetch failed: {e}")))?,
+                ),
             };
             self.capture_session(resp.headers());
             let status = resp.status();

@@ -85,16 +85,11 @@ impl Inner {
                     decoder.retry().unwrap_or(SSE_RESUME_DEFAULT_RETRY_MS),
                 ))
                 .await;
-                let get = self
-                    .client()
-                    .get(&self.config.url)
-                    .headers(self.get_headers(Some(&last_id)).await?)
-                    .send()
-                    .await;
+                let get = self.get(self.get_headers(Some(&last_id)).await?).await;
                 if let Ok(r) = get
-                    && r.status().is_success()
+                    && (200..300).contains(&r.status())
                 {
-                    resp = Resp::Std(r);
+                    resp = r;
                     break;
                 }
             }
