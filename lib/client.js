@@ -10,6 +10,9 @@ const root = require('./core.js')
 const native = require('../native.js')
 const { nativeOAuth } = require('./oauth-client.js')
 
+// The kinds of the events from Rust (src/sink.rs `EventKind`).
+const K = native.EventKind
+
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPStdioServerConfig} MCPStdioServerConfig */
 /** @typedef {import('../index.js').MCPServerConnection} MCPServerConnection */
@@ -30,13 +33,13 @@ const { nativeOAuth } = require('./oauth-client.js')
 /** @typedef {'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed'} ClientState */
 /** @typedef {import('../index.js').MCPClient} DeclaredClient the declaration this class implements */
 
-/** Protocol revisions this client speaks (SPEC 5.1). */
-const SUPPORTED_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']
-const DEFAULT_PROTOCOL_VERSION = '2025-03-26'
+/** Protocol revisions this client speaks (SPEC 5.1), as the core defines them. */
+const SUPPORTED_PROTOCOL_VERSIONS = native.supportedProtocolVersions()
+const DEFAULT_PROTOCOL_VERSION = native.DEFAULT_PROTOCOL_VERSION
 const DEFAULT_CAPABILITIES = { roots: { listChanged: false } }
 const DEFAULT_CLIENT_INFO = { name: 'omp-coding-agent', version: '1.0.0' }
 /** `listTools` and the list helpers stop after this many pages (SPEC 5.1). */
-const MAX_PAGES = 1000
+const MAX_PAGES = native.MAX_PAGES
 /** Defaults of the `reconnect` option (`true` means all of them). */
 const RECONNECT_DEFAULTS = { maxAttempts: 5, initialDelayMs: 500, maxDelayMs: 30000 }
 
@@ -443,8 +446,8 @@ class MCPClient {
           this._adopt(init)
           // The client's own events may come after this promise settles: act on them now (they
           // are idempotent when they arrive).
-          this._onClientEvent([8, generation, init])
-          this._onClientEvent([7, 'connected', null])
+          this._onClientEvent([K.ClientConnected, generation, init])
+          this._onClientEvent([K.ClientStatus, 'connected', null])
           resolve(/** @type {MCPServerConnection} */ (this._connection))
         },
         (/** @type {unknown} */ err) => {
@@ -484,7 +487,7 @@ class MCPClient {
     const was = this._state
     await this._native.close()
     // As on connect: the client's own status event may come later; it is a no-op then.
-    if (was !== 'idle' && was !== 'closed') this._onClientEvent([7, 'closed', null])
+    if (was !== 'idle' && was !== 'closed') this._onClientEvent([K.ClientStatus, 'closed', null])
     this._state = 'closed'
   }
 
@@ -690,13 +693,13 @@ class MCPClient {
   }
 
   /**
-   * The Rust client's own events (src/sink.rs, kinds 7 to 10).
+   * The Rust client's own events (src/sink.rs `EventKind`: the client's kinds).
    * @param {any[]} ev
    */
   _onClientEvent(ev) {
     const face = this._face
     switch (ev[0]) {
-      case 7: {
+      case K.ClientStatus: {
         const state = /** @type {ClientState} */ (ev[1])
         if (state === this._state && (state === 'connected' || state === 'closed')) break // seen already
         const error = ev[2] ? root.makeError(ev[2]) : undefined
@@ -725,7 +728,7 @@ class MCPClient {
         }
         break
       }
-      case 8: {
+      case K.ClientConnected: {
         const generation = ev[1]
         const init = ev[2]
         if (!this._connection) this._adopt(init) // a manager's server: no connect() promise here
@@ -740,13 +743,13 @@ class MCPClient {
         for (const w of [...this._waiters]) w.resolve(face)
         break
       }
-      case 9:
+      case K.ClientAttemptFailed:
         callGuarded(this, this.onError, root.makeError(ev[1]))
         break
-      case 13:
+      case K.ClientWarning:
         callGuarded(this, this.onWarning, String(ev[1]))
         break
-      case 10:
+      case K.ClientOpened:
         if (root.JS_READER && face instanceof root.StdioTransport) {
           const fd = this._native.takeStdoutFd(ev[1])
           if (typeof fd === 'number') root.attachReader(face, fd, ev[1])

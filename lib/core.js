@@ -7,6 +7,9 @@ const net = require('node:net')
 const { isMainThread } = require('node:worker_threads')
 const native = require('../native.js')
 
+// The kinds of the events from Rust (src/sink.rs `EventKind`), defined there once.
+const K = native.EventKind
+
 // The JS thread reads the server's stdout itself and hands each chunk to Rust to decode: one
 // wake-up per answer instead of two (I/O thread, then JS thread). The server's stdout is then a
 // Unix socket (Rust makes a socket pair, as Node's own child_process does), read with a
@@ -16,7 +19,7 @@ const native = require('../native.js')
 const Bun = /** @type {any} */ (globalThis).Bun
 const JS_READER = process.env.MCP_NATIVE_RUST_READER !== '1' && (!process.versions.bun || typeof Bun?.connect === 'function')
 
-const DEFAULT_TIMEOUT = 30000
+const DEFAULT_TIMEOUT = native.DEFAULT_TIMEOUT_MS
 /** The longest close() waits for the `closed` event of a stdio connection that ended on its own:
  * the owner reports it after the server's exit (100 ms), stderr (100 ms) and a busy JS thread
  * catching up on stdout (CALLER_CATCH_UP, 10 s), whichever apply. */
@@ -52,15 +55,13 @@ const FLUSH_AT = 8 * 4
 /** An error as Rust describes it (src/errors.rs): the message, a `code`, and extra members. */
 /** @typedef {{ message: string, code?: string, [key: string]: unknown }} ErrorDescriptor */
 /**
- * One event of a batch from Rust (src/sink.rs). Results and params are the server's JSON as
- * it came: any JSON value, hence `any`.
- * @typedef {[0, number, any?] | [1, number, ErrorDescriptor] | [2, string, any?] | [3, string | number, string, any?]
- *   | [4, string] | [5, ErrorDescriptor] | [6, ErrorDescriptor | null] | [14, number, string]
- *   | [14, number, string, string, (string | number)[][], string[]] | [15] | [16]} NativeEvent
+ * One event of a batch from Rust (src/sink.rs): its kind (`EventKind`, from the addon) first.
+ * Results and params are the server's JSON as it came: any JSON value, hence `any`.
+ * @typedef {[number, ...any[]]} NativeEvent
  */
 /**
  * A batch of events from Rust (src/sink.rs): its JSON text, or, when it carries large answers
- * as they came (events `[14, id, k]`, or `[14, id, k, tag, paths]` with the long strings cut out of
+ * as they came (events `[RawAnswer, id, k]`, or `[RawAnswer, id, k, tag, paths]` with the long strings cut out of
  * the answer, which follow it), an array of the text and those texts.
  * @typedef {string | string[]} Batch
  */
@@ -74,12 +75,12 @@ function readBatch(batch) {
   if (typeof batch === 'string') return JSON.parse(batch)
   const events = JSON.parse(batch[0])
   for (const ev of events) {
-    // A manager wraps its servers' events: [11, tag, event].
-    const inner = ev[0] === 11 ? ev[2] : ev
-    if (inner[0] === 14) {
+    // A manager wraps its servers' events: [Server, tag, event].
+    const inner = ev[0] === K.Server ? ev[2] : ev
+    if (inner[0] === K.RawAnswer) {
       const k = inner[2] + 1
       inner[2] = batch[k]
-      // [14, id, k, tag, paths]: the answer's long strings follow its skeleton (src/sink.rs).
+      // [RawAnswer, id, k, tag, paths]: the answer's long strings follow its skeleton (src/sink.rs).
       if (inner.length > 3) inner[5] = batch.slice(k + 1, k + 1 + inner[4].length)
     }
   }
@@ -364,7 +365,7 @@ function attachReader(transport, fd, generation) {
   if (!transport._held) socket.unref()
   const previous = transport._socket
   transport._socket = socket
-  // The second step of a hand-over (event 15): the reader was paused a turn ago, and whatever
+  // The second step of a hand-over (event CallerStops): the reader was paused a turn ago, and whatever
   // the runtime delivered since was fed in order; now the Rust I/O thread reads. (Bun 1.3.x
   // delivers one more read after pause() in the same turn; fed after this, a chunk would end
   // the connection with an error, see src/transport/stdio/shared.rs LATE_CHUNK.)
@@ -907,17 +908,17 @@ class NativeTransport {
   /** @param {NativeEvent} ev one event (a manager hands its servers' events over one by one) */
   _onEvent(ev) {
     switch (ev[0]) {
-      case 0: {
+      case K.Result: {
         const entry = this._settle(ev[1])
         if (entry) entry.resolve(ev[2])
         break
       }
-      case 1: {
+      case K.Failed: {
         const entry = this._settle(ev[1])
         if (entry) entry.reject(makeError(ev[2]))
         break
       }
-      case 14: {
+      case K.RawAnswer: {
         // A large answer, as the server wrote it (src/sink.rs): parsed here, once.
         const entry = this._settle(ev[1])
         if (!entry) break
@@ -926,7 +927,7 @@ class NativeTransport {
         try {
           message = JSON.parse(ev[2])
           if (ev.length > 3) {
-            const [, , , tag, paths, strings] = /** @type {[14, number, string, string, (string | number)[][], string[]]} */ (ev)
+            const [, , , tag, paths, strings] = /** @type {[number, number, string, string, (string | number)[][], string[]]} */ (ev)
             putLongStrings(message, tag, paths, strings)
           }
         } catch (err) {
@@ -936,16 +937,16 @@ class NativeTransport {
         entry.resolve(message.result)
         break
       }
-      case 15: // a long line is arriving: stop reading; the Rust I/O thread reads it from the next turn (handOverLongLines)
+      case K.CallerStops: // a long line is arriving: stop reading; the Rust I/O thread reads it from the next turn (handOverLongLines)
         if (this._socket) {
           this._socket.pause()
           setImmediate(this._handOver)
         }
         break
-      case 16: // it is in: read again
+      case K.CallerReads: // it is in: read again
         this._socket?.resume()
         break
-      case 2:
+      case K.Notification:
         if (ev[1] === 'notifications/progress' && ev[2]) {
           const entry = this._pending.get(ev[2].progressToken)
           if (entry?.onProgress) {
@@ -959,20 +960,20 @@ class NativeTransport {
         }
         this._call(this.onNotification, ev[1], ev[2])
         break
-      case 3:
+      case K.Request:
         this._answer(ev[1], ev[2], ev[3])
         break
-      case 4:
+      case K.Stderr:
         this._call(this._onStderr, ev[1])
         break
-      case 5:
+      case K.Error:
         if (this._connected) this._call(this.onError, makeError(ev[1]))
         break
-      case 6:
+      case K.Closed:
         this._onClosed(ev[1])
         break
       default:
-        // A client's own events (kinds 7+, src/sink.rs), when this is its face.
+        // A client's own events (src/sink.rs), when this is its face.
         this._client?._onClientEvent(ev)
     }
   }

@@ -13,6 +13,9 @@ const { MCPClient, DEFAULT_CAPABILITIES } = require('./client.js')
 const toolBridge = require('./tool-bridge.js')
 const { makeError, nativeConfig, readBatch, safeString, swallow } = require('./core.js')
 
+// The kinds of the events from Rust (src/sink.rs `EventKind`).
+const K = native.EventKind
+
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPServerConnection} MCPServerConnection */
 /** @typedef {import('../index.js').MCPToolDefinition} MCPToolDefinition */
@@ -349,13 +352,13 @@ class MCPManager {
    */
   _onBatch(batch) {
     for (const ev of readBatch(batch)) {
-      if (ev[0] === 11) {
+      if (ev[0] === K.Server) {
         const face = this._faces.get(ev[1])
         if (face) {
           face._face._onEvent(ev[2])
           if (face._retired) this._dropIfDone(ev[1])
         }
-      } else if (ev[0] === 12) {
+      } else if (ev[0] === K.Manager) {
         this._onManagerEvent(ev)
       }
     }

@@ -133,7 +133,7 @@ function raceAbort(promise, signal) {
   })
 }
 
-const DEFAULT_TIMEOUT = 30000
+const DEFAULT_TIMEOUT = native.DEFAULT_TIMEOUT_MS
 
 /**
  * Sets `fields` as own, non-enumerable properties (as the reference's private constructor

@@ -30,6 +30,24 @@ use napi_derive::napi;
 
 use errors::guard;
 
+/// The protocol revision a client offers by default (SPEC 5.1): the core's, read by the JS faces.
+#[napi]
+pub const DEFAULT_PROTOCOL_VERSION: &str = mcp_native_core::client::DEFAULT_PROTOCOL_VERSION;
+
+/// The default timeout of a request and of a client's connect, in ms (SPEC 3.1, 5.1).
+#[napi]
+pub const DEFAULT_TIMEOUT_MS: u32 = mcp_native_core::transport::DEFAULT_TIMEOUT_MS as u32;
+
+/// A list method stops after this many pages (SPEC 5.1).
+#[napi]
+pub const MAX_PAGES: u32 = mcp_native_core::client::MAX_PAGES as u32;
+
+/// The protocol revisions a client speaks in the `initialize` era (SPEC 5.1), oldest first.
+#[napi]
+pub fn supported_protocol_versions() -> Vec<&'static str> {
+    mcp_native_core::client::SUPPORTED_PROTOCOL_VERSIONS.to_vec()
+}
+
 /// Terminates every server process group this addon started (SIGTERM, a short grace, SIGKILL).
 /// `core.js` calls it when the host process exits.
 #[napi]

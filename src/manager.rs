@@ -1,8 +1,8 @@
 //! `NativeManager`: the napi face of [`mcp_native_core::manager::Manager`]. `manager.js` wraps it in the
 //! public `MCPManager`; the manager's lifecycle calls into the agent's injected functions
 //! (config resolution, the tool cache, the tool factory, the logger) go through one JS callback,
-//! `host(kind, payload)`, and its events through one batch (`[11,tag,event]` for a server's own
-//! events, `[12,…]` for the manager's).
+//! `host(kind, payload)`, and its events through one batch (`[Server,tag,event]` for a server's
+//! own events, `[Manager,…]` for the manager's: [`EventKind`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::client::{NativeClient, TaggedSink};
 use super::errors::{descriptor_text, guard, promise};
 use super::host::HostCallback;
-use super::sink::{BatchSink, Delivery};
+use super::sink::{BatchSink, Delivery, EventKind};
 use mcp_native_core::client::{Client, ClientSink};
 use mcp_native_core::error::Error as McpError;
 use mcp_native_core::manager::{LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions};
@@ -70,7 +70,7 @@ impl ManagerHost for JsHost {
     }
 
     fn cache_set(&self, name: &str, _config: &Value, tools: &[Value]) {
-        self.push(json!([12, "cacheSet", name, tools]));
+        self.push(json!([EventKind::Manager.n(), "cacheSet", name, tools]));
     }
 
     fn tools(
@@ -101,14 +101,20 @@ impl ManagerHost for JsHost {
             LogLevel::Warn => "warn",
             LogLevel::Debug => "debug",
         };
-        self.push(json!([12, "log", level, message, details]));
+        self.push(json!([
+            EventKind::Manager.n(),
+            "log",
+            level,
+            message,
+            details
+        ]));
     }
 
     fn event(&self, event: ManagerEvent) {
         match event {
             ManagerEvent::Starting { server, .. } => {
                 let tag = self.tags.locked().get(&server).copied().unwrap_or(0);
-                self.push(json!([12, "starting", server, tag]));
+                self.push(json!([EventKind::Manager.n(), "starting", server, tag]));
             }
             ManagerEvent::Status {
                 server,
@@ -118,9 +124,17 @@ impl ManagerHost for JsHost {
                 let error: Value = error.map_or(Value::Null, |e| {
                     serde_json::from_str(&descriptor_text(&e)).unwrap_or(Value::Null)
                 });
-                self.push(json!([12, "status", server, status.as_str(), error]));
+                self.push(json!([
+                    EventKind::Manager.n(),
+                    "status",
+                    server,
+                    status.as_str(),
+                    error
+                ]));
             }
-            ManagerEvent::Removed { server } => self.push(json!([12, "removed", server])),
+            ManagerEvent::Removed { server } => {
+                self.push(json!([EventKind::Manager.n(), "removed", server]))
+            }
         }
     }
 

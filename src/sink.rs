@@ -5,10 +5,12 @@
 //! copied into the text at all: it crosses as a string of its own — an external Latin-1 string
 //! over the bytes read when it is ASCII, so not copied at all — for one `JSON.parse` in JS.
 //!
-//! Batch format, one array per event: `[0,id,result?]` response, `[1,id,error]` failed request,
-//! `[2,method,params?]` notification, `[3,id,method,params?]` server→client request,
-//! `[4,text]` stderr, `[5,error]` transport error, `[6,error|null]` closed, `[14,id,k]` the answer
-//! to `id` is the batch's raw message `k` (below).
+//! Batch format, one array per event, whose first member is its [`EventKind`] (defined here
+//! once; JavaScript reads the numbers from the addon as `EventKind`, never retyped): `[Result,
+//! id,result?]` response, `[Failed,id,error]` failed request, `[Notification,method,params?]`,
+//! `[Request,id,method,params?]` server→client request, `[Stderr,text]`, `[Error,error]`
+//! transport error, `[Closed,error|null]`, `[RawAnswer,id,k]` the answer to `id` is the batch's
+//! raw message `k` (below); a client's and a manager's kinds are listed with [`EventKind`].
 //!
 //! A batch reaches JS as its text, or, when it carries raw messages, as an array: the text, then
 //! raw message 0, 1, ….
@@ -18,12 +20,59 @@ use std::sync::{Arc, Mutex, OnceLock};
 use bytes::Bytes;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi_derive::napi;
 
 use super::errors::descriptor_text;
 use mcp_native_core::client::{ClientEvent, ClientSink, Status as ClientStatus};
 use mcp_native_core::jsonrpc::long_strings::{Split, Step, Text, split_long_strings};
 use mcp_native_core::sync::Locked;
 use mcp_native_core::transport::{Event, EventSink};
+
+/// The kind of an event crossing to JavaScript: the first member of its array in a batch.
+#[napi]
+pub enum EventKind {
+    /// `[Result,id,result?]`: the answer to request `id`.
+    Result = 0,
+    /// `[Failed,id,error]`: request `id` failed (an error descriptor).
+    Failed = 1,
+    /// `[Notification,method,params?]` from the server.
+    Notification = 2,
+    /// `[Request,id,method,params?]`: a server→client request.
+    Request = 3,
+    /// `[Stderr,text]`: a line of the server's stderr.
+    Stderr = 4,
+    /// `[Error,error]`: a transport error.
+    Error = 5,
+    /// `[Closed,error|null]`: the transport closed.
+    Closed = 6,
+    /// `[ClientStatus,status,error|null]`: a client's status changed.
+    ClientStatus = 7,
+    /// `[ClientConnected,generation,init]`: a client's connection (or a re-opened session) is up.
+    ClientConnected = 8,
+    /// `[ClientAttemptFailed,error]`: a client's reconnect attempt failed.
+    ClientAttemptFailed = 9,
+    /// `[ClientOpened,generation]`: a client's connection was opened (take its stdout now).
+    ClientOpened = 10,
+    /// `[Server,tag,event]`: an event of a manager's server `tag`.
+    Server = 11,
+    /// `[Manager,name,…]`: a manager's own event (src/manager.rs).
+    Manager = 12,
+    /// `[ClientWarning,message]`: a client's warning.
+    ClientWarning = 13,
+    /// `[RawAnswer,id,k,tag?,paths?]`: the answer to `id` is the batch's raw message `k`.
+    RawAnswer = 14,
+    /// `[CallerStops]`: a long line is arriving: stop reading stdout, then hand it over.
+    CallerStops = 15,
+    /// `[CallerReads]`: read stdout again.
+    CallerReads = 16,
+}
+
+impl EventKind {
+    /// The number written for this kind.
+    pub const fn n(self) -> u8 {
+        self as u8
+    }
+}
 
 /// Answers of this size or more cross unparsed ([`Event::RawAnswer`]). Below it, the batch text
 /// is cheaper (one `JSON.parse` for many answers); above it, the copies into the text, its
@@ -62,7 +111,7 @@ fn path_json(path: &[Step]) -> Vec<serde_json::Value> {
 }
 
 /// One batch: events as JSON array text (without its closing `]`), and the raw messages its
-/// `[14,id,k]` events refer to.
+/// `[RawAnswer,id,k]` events refer to.
 #[derive(Default)]
 pub struct Delivery {
     text: String,
@@ -300,7 +349,8 @@ struct Batch {
 /// The batching [`EventSink`] over one threadsafe function.
 pub struct BatchSink {
     batch: Arc<Mutex<Batch>>,
-    /// Notified on the JS thread each time a batch is taken (see `EventSink::backlog`).
+    /// Notified (all waiters: several sources may share this sink) on the JS thread each time a
+    /// batch is taken (see `EventSink::backlog`).
     taken: Arc<tokio::sync::Notify>,
     /// Locked only to call it or to (un)ref it; `refer`/`unref` need `&mut`. With it, the count
     /// of holds (several faces may share one sink: a manager's servers): referenced while > 0.
@@ -325,7 +375,7 @@ impl BatchSink {
                 b.scheduled = false;
                 let delivery = std::mem::take(&mut b.delivery);
                 drop(b);
-                signal.notify_one();
+                signal.notify_waiters();
                 Ok(delivery.finish())
             })?;
         Ok(Arc::new(BatchSink {
@@ -360,7 +410,7 @@ impl BatchSink {
         }
         let delivery = std::mem::take(&mut b.delivery);
         drop(b);
-        self.taken.notify_one();
+        self.taken.notify_waiters();
         Some(delivery.finish())
     }
 
@@ -472,10 +522,15 @@ fn write_event(batch: &mut Delivery, event: Ready) {
     let event = match event {
         Ready::Event(event) => event,
         Ready::Raw { id, message, cut } => {
-            let _ = write!(out, "[14,{id},{}", batch.raws.len());
+            let _ = write!(
+                out,
+                "[{},{id},{}",
+                EventKind::RawAnswer.n(),
+                batch.raws.len()
+            );
             match cut {
                 Cut::Split(split) => {
-                    // `[14,id,k,tag,paths]`: raw message k is the skeleton, k+1… its strings.
+                    // `[RawAnswer,id,k,tag,paths]`: raw message k is the skeleton, k+1… its strings.
                     let paths: Vec<Vec<serde_json::Value>> =
                         split.strings.iter().map(|s| path_json(&s.path)).collect();
                     let _ = write!(out, ",\"{}\",", tag());
@@ -499,33 +554,38 @@ fn write_event(batch: &mut Delivery, event: Ready) {
     };
     match event {
         Event::Response { id, result } => {
-            let _ = write!(out, "[0,{id}");
+            let _ = write!(out, "[{},{id}", EventKind::Result.n());
             push_opt_raw(out, result.as_deref());
         }
         Event::Failed { id, error } => {
-            let _ = write!(out, "[1,{id},{}", descriptor_text(&error));
+            let _ = write!(
+                out,
+                "[{},{id},{}",
+                EventKind::Failed.n(),
+                descriptor_text(&error)
+            );
         }
         Event::Notification { method, params } => {
-            out.push_str("[2,");
+            let _ = write!(out, "[{},", EventKind::Notification.n());
             push_json_str(out, &method);
             push_opt_raw(out, params.as_deref());
         }
         Event::Request { id, method, params } => {
-            out.push_str("[3,");
+            let _ = write!(out, "[{},", EventKind::Request.n());
             out.push_str(id.get());
             out.push(',');
             push_json_str(out, &method);
             push_opt_raw(out, params.as_deref());
         }
         Event::Stderr(text) => {
-            out.push_str("[4,");
+            let _ = write!(out, "[{},", EventKind::Stderr.n());
             push_json_str(out, &text);
         }
         Event::Error(error) => {
-            let _ = write!(out, "[5,{}", descriptor_text(&error));
+            let _ = write!(out, "[{},{}", EventKind::Error.n(), descriptor_text(&error));
         }
         Event::Closed(reason) => {
-            out.push_str("[6,");
+            let _ = write!(out, "[{},", EventKind::Closed.n());
             match reason {
                 Some(error) => out.push_str(&descriptor_text(&error)),
                 None => out.push_str("null"),
@@ -533,14 +593,20 @@ fn write_event(batch: &mut Delivery, event: Ready) {
         }
         // `ready` makes every raw answer a `Ready::Raw`; were one to come here, it goes there.
         raw @ Event::RawAnswer { .. } => return write_event(batch, ready(raw)),
-        Event::CallerReads(again) => out.push_str(if again { "[16" } else { "[15" }),
+        Event::CallerReads(again) => {
+            let kind = if again {
+                EventKind::CallerReads
+            } else {
+                EventKind::CallerStops
+            };
+            let _ = write!(out, "[{}", kind.n());
+        }
     }
     out.push(']');
 }
 
-/// A client event as batch text: `[7,status,error|null]` status change, `[8,generation,init]` a
-/// connection (or a re-opened session) is up, `[9,error]` a reconnect attempt failed,
-/// `[10,generation]` a connection was opened (take its stdout now), `[13,message]` a warning.
+/// A client event as batch text (kinds [`EventKind::ClientStatus`] to
+/// [`EventKind::ClientOpened`] and [`EventKind::ClientWarning`]).
 fn client_event_text(event: ClientEvent) -> String {
     use std::fmt::Write;
     let mut text = String::new();
@@ -554,19 +620,21 @@ fn client_event_text(event: ClientEvent) -> String {
                 ClientStatus::Closed => "closed",
             };
             let error = error.map_or_else(|| "null".into(), |e| descriptor_text(&e));
-            let _ = write!(text, "[7,\"{name}\",{error}]");
+            let _ = write!(text, "[{},\"{name}\",{error}]", EventKind::ClientStatus.n());
         }
         ClientEvent::Connected { generation, init } => {
-            let _ = write!(text, "[8,{generation},{}]", init.get());
+            let kind = EventKind::ClientConnected.n();
+            let _ = write!(text, "[{kind},{generation},{}]", init.get());
         }
         ClientEvent::AttemptFailed(error) => {
-            let _ = write!(text, "[9,{}]", descriptor_text(&error));
+            let kind = EventKind::ClientAttemptFailed.n();
+            let _ = write!(text, "[{kind},{}]", descriptor_text(&error));
         }
         ClientEvent::Opened { generation } => {
-            let _ = write!(text, "[10,{generation}]");
+            let _ = write!(text, "[{},{generation}]", EventKind::ClientOpened.n());
         }
         ClientEvent::Warning(message) => {
-            text.push_str("[13,");
+            let _ = write!(text, "[{},", EventKind::ClientWarning.n());
             text.push_str(&serde_json::to_string(&message).unwrap_or_else(|_| "\"\"".into()));
             text.push(']');
         }
@@ -581,12 +649,12 @@ impl ClientSink for BatchSink {
 }
 
 impl BatchSink {
-    /// Appends `text` (one event) wrapped for server `tag` of a manager: `[11,tag,event]`.
+    /// Appends `text` (one event) wrapped for server `tag` of a manager: `[Server,tag,event]`.
     pub fn push_tagged(&self, tag: u32, text: &str) {
-        self.push_raw(&format!("[11,{tag},{text}]"));
+        self.push_raw(&format!("[{},{tag},{text}]", EventKind::Server.n()));
     }
 
-    /// Appends events of server `tag` of a manager, each wrapped: `[11,tag,event]`.
+    /// Appends events of server `tag` of a manager, each wrapped: `[Server,tag,event]`.
     fn push_tagged_events(&self, tag: u32, events: Vec<Event>) {
         use std::fmt::Write;
         let events: Vec<Ready> = events.into_iter().map(ready).collect();
@@ -594,7 +662,7 @@ impl BatchSink {
         for event in events {
             let d = &mut b.delivery;
             d.separate();
-            let _ = write!(d.text, "[11,{tag},");
+            let _ = write!(d.text, "[{},{tag},", EventKind::Server.n());
             write_event(d, event);
             d.text.push(']');
         }

@@ -871,3 +871,26 @@ async fn a_caller_busy_when_the_server_exits_still_gets_its_last_answer() {
         other => panic!("unexpected {other:?}"),
     }
 }
+
+/// Linux's parent-death signal belongs to the thread that forked: a server spawned by a thread
+/// that then ends (a tokio blocking-pool thread retiring, a caller's short-lived thread) was
+/// SIGTERMed at that moment. Spawns happen on the crate's own long-lived thread instead.
+#[tokio::test]
+async fn a_server_outlives_the_thread_that_asked_for_it() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let config = fixture(&[]);
+    // Spawned from a thread of its own, which ends at once.
+    let t = std::thread::spawn(move || {
+        StdioTransport::spawn(&config, Arc::new(ChannelSink(tx, None)), 30_000).expect("spawn")
+    })
+    .join()
+    .unwrap();
+    let pgid = t.pid().expect("the server's pid") as i32;
+    // The signal was sent as the thread exited (before `join` returned), and its default
+    // action ends the server at once: a round trip after the join shows it is still there.
+    let id = t.request("ping", None, 10_000).unwrap();
+    let mut seen = Vec::new();
+    assert_eq!(outcome(&mut rx, id, &mut seen).await.unwrap(), "{}");
+    assert!(group_alive(pgid));
+    assert!(t.close());
+}

@@ -20,8 +20,7 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
 pub const DEFAULT_PROTOCOL_VERSION: &str = "2025-03-26";
 /// The latest revision of the `initialize` era, offered by a modern-first client to a legacy server.
 pub const LATEST_LEGACY_VERSION: &str = "2025-11-25";
-/// The default timeout of requests and of the whole connect (SPEC 3.1, 5.1).
-pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+pub use crate::transport::DEFAULT_TIMEOUT_MS;
 /// `list_*` stops after this many pages (SPEC 5.1).
 pub const MAX_PAGES: usize = 1000;
 

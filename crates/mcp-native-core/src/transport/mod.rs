@@ -165,11 +165,37 @@ pub trait SessionHook: Send + Sync + 'static {
     fn reinitialize(&self) -> BoxFuture<'static, Result<(), Error>>;
 }
 
+/// Waits while events emitted to `sink` earlier wait to be taken ([`EventSink::backlog`]). A
+/// source that calls this before each read delivers at most one read's worth of events ahead of
+/// its consumer; the rest waits where it is (the server's pipe or socket: the server then waits
+/// too, as it would for a busy Node host). No lost wake-up: the waiter registers before it looks
+/// again.
+pub async fn paced(sink: &dyn EventSink) {
+    while let Some(taken) = sink.backlog() {
+        let notified = taken.notified();
+        let mut notified = std::pin::pin!(notified);
+        notified.as_mut().enable();
+        if sink.backlog().is_none() {
+            return;
+        }
+        notified.await;
+    }
+}
+
 /// Retries after refusals one HTTP request may get through its [`AuthHook`] (401 → authorize,
 /// then up to two `403 insufficient_scope` step-ups, with room for a retry after another
 /// request authorized meanwhile): 4. The hook applies the real limits (SPEC 10.1 steps 8–9);
 /// this one only guarantees that no hook can make a request loop.
 pub const MAX_AUTH_RETRIES: u32 = 4;
+
+/// Default `maxMessageBytes` of both transports: 128 MiB. A longer stdio line, SSE event or JSON
+/// body is refused (and the request it answers, when known, fails with `Message exceeds
+/// maxMessageBytes`).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
+
+/// The default timeout of requests, of a client's whole connect and of the closing DELETE
+/// (SPEC 3.1, 5.1).
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// What the HTTP transport asks of an authorization provider (SPEC 10): the `Authorization`
 /// value of each request (refreshed when near expiry), and what to do when an answer is 401 (or
@@ -376,9 +402,12 @@ pub trait EventSink: Send + Sync + 'static {
     fn emit_all(&self, events: Vec<Event>);
 
     /// The consumer's pacing, if it has one: `Some(signal)` while events emitted earlier still
-    /// wait to be taken; `signal` is notified when they are. A transport then reads no more input
-    /// until that happens, so that answers arriving meanwhile are read and delivered together
-    /// (one wake-up of the consumer for many answers, and larger reads for the server too).
+    /// wait to be taken; `signal` is notified with `notify_waiters` when they are (several
+    /// sources may wait on one sink: a manager's servers, HTTP replies in flight). A transport
+    /// then reads no more input until that happens ([`paced`]), so that answers arriving
+    /// meanwhile are read and delivered together (one wake-up of the consumer for many answers,
+    /// and larger reads for the server too), and what waits for the consumer stays bounded by
+    /// one read per source.
     fn backlog(&self) -> Option<&tokio::sync::Notify> {
         None
     }
@@ -442,4 +471,54 @@ pub fn progress_target(method: &str, params: Option<&RawValue>) -> Option<u64> {
     }
     let p: Progress<'_> = serde_json::from_str(params?.get()).ok()?;
     crate::jsonrpc::id_number(p.token?.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// A consumer whose deliveries are held until the test takes them.
+    struct Held {
+        held: AtomicBool,
+        taken: tokio::sync::Notify,
+    }
+
+    impl EventSink for Held {
+        fn emit_all(&self, _events: Vec<Event>) {}
+
+        fn backlog(&self) -> Option<&tokio::sync::Notify> {
+            self.held.load(Ordering::SeqCst).then_some(&self.taken)
+        }
+    }
+
+    /// Several sources share one sink (a manager's servers, HTTP replies in flight): when the
+    /// consumer takes its delivery, every one of them goes on. (A wake-up of one waiter left
+    /// the others waiting for a delivery that might never come.)
+    #[tokio::test]
+    async fn every_source_waiting_on_one_sink_goes_on_when_its_events_are_taken() {
+        let sink = Arc::new(Held {
+            held: AtomicBool::new(true),
+            taken: tokio::sync::Notify::new(),
+        });
+        let waiting: Vec<_> = (0..3)
+            .map(|_| {
+                let sink = sink.clone();
+                tokio::spawn(async move { paced(&*sink).await })
+            })
+            .collect();
+        // On this current-thread runtime, one yield runs each task to its wait.
+        tokio::task::yield_now().await;
+        assert!(waiting.iter().all(|t| !t.is_finished()), "all wait");
+        sink.held.store(false, Ordering::SeqCst);
+        sink.taken.notify_waiters();
+        for t in waiting {
+            tokio::time::timeout(std::time::Duration::from_secs(5), t)
+                .await
+                .expect("every source went on")
+                .unwrap();
+        }
+        // Nothing held: no wait at all.
+        paced(&*sink).await;
+    }
 }

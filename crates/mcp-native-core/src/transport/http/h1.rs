@@ -169,6 +169,9 @@ pub(super) struct Pool {
     reap_every: Duration,
     /// A reaper task is running (at most one).
     reaping: std::sync::atomic::AtomicBool,
+    /// The request target of the URL last asked for (the transport's own, nearly always): no
+    /// origin check, formatting or URI parse per request.
+    last_path: Mutex<Option<(String, hyper::Uri)>>,
 }
 
 /// A response: its status and headers; the body is read with [`Response::chunk`].
@@ -199,12 +202,26 @@ impl Pool {
             idle_for,
             reap_every: idle_for.min(REAP_EVERY),
             reaping: std::sync::atomic::AtomicBool::new(false),
+            last_path: Mutex::new(None),
         })
     }
 
     /// Whether `url` is on this pool's origin.
     pub(super) fn serves(&self, url: &url::Url) -> bool {
-        self.target.path_of(url).is_some()
+        self.path_of(url).is_some()
+    }
+
+    /// The request target of `url` when it is on this pool's origin (see `last_path`).
+    fn path_of(&self, url: &url::Url) -> Option<hyper::Uri> {
+        let mut last = self.last_path.locked();
+        if let Some((text, path)) = last.as_ref()
+            && text == url.as_str()
+        {
+            return Some(path.clone());
+        }
+        let path = self.target.path_of(url)?;
+        *last = Some((url.as_str().to_string(), path.clone()));
+        Some(path)
     }
 
     /// Sends `method` to `url` (on this pool's origin: see [`Pool::serves`]) with `headers`
@@ -218,7 +235,6 @@ impl Pool {
         body: Bytes,
     ) -> Result<Response, String> {
         let path = self
-            .target
             .path_of(url)
             .ok_or("error sending request: not this connection's origin")?;
         let request = || {

@@ -119,7 +119,13 @@ impl Inner {
                     }
                 });
             }
+            // At most one read's events wait for the consumer (the server's socket holds the
+            // rest); a read that emitted nothing does not wait for other sources' events.
+            let emitted = !events.is_empty();
             self.sink.emit_all(events);
+            if emitted {
+                crate::transport::paced(&*self.sink).await;
+            }
             match resp.chunk().await {
                 Ok(Some(chunk)) => decoder.push(&chunk),
                 _ => break,

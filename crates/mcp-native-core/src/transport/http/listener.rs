@@ -31,7 +31,13 @@ impl Inner {
                 Ok(resp) if !(200..300).contains(&resp.status()) => return, // 405 and friends
                 Ok(mut resp) => {
                     let mut decoder = SseDecoder::new(self.config.max_message_bytes);
+                    let mut emitted = false;
                     loop {
+                        // At most one read's events of this stream wait for the consumer (the
+                        // server's socket holds the rest).
+                        if emitted {
+                            crate::transport::paced(&*self.sink).await;
+                        }
                         match resp.chunk().await {
                             Ok(Some(chunk)) => {
                                 decoder.push(&chunk);
@@ -42,6 +48,7 @@ impl Inner {
                                         self.on_sse_data(None, None, e.data, &mut events);
                                     }
                                 }
+                                emitted = !events.is_empty();
                                 self.sink.emit_all(events);
                                 last_id = decoder.last_event_id().map(str::to_string).or(last_id);
                                 retry = decoder.retry().or(retry);

@@ -45,10 +45,7 @@ use crate::sync::lock;
 use exchange::ExchangeDeadline;
 use legacy::Legacy;
 
-/// Default `maxMessageBytes` for one SSE event (and one JSON body): 128 MiB.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
-/// The transport timeout when the config has none (requests, notify, the closing DELETE).
-pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+pub use super::{DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_TIMEOUT_MS};
 /// How often a broken SSE reply is resumed with `GET` + `Last-Event-ID` before giving up.
 pub const SSE_RESUME_ATTEMPTS: u32 = 3;
 /// The wait before a resume when the server sent no `retry:`.
@@ -703,6 +700,131 @@ mod tests {
             other => panic!("expected an internal error, got {other:?}"),
         }
         assert!(lock(&t.inner.inflight).is_empty());
+    }
+
+    /// A sink that holds each delivery of notifications until the test takes it, and counts
+    /// the ones made while one was still held (a source that did not wait for its consumer).
+    struct Held {
+        held: std::sync::atomic::AtomicBool,
+        taken: tokio::sync::Notify,
+        unpaced: std::sync::atomic::AtomicUsize,
+        tx: tokio::sync::mpsc::UnboundedSender<Event>,
+    }
+
+    impl EventSink for Held {
+        fn emit_all(&self, events: Vec<Event>) {
+            // The stream's events are paced; the request's own outcome is delivered at once
+            // (it may follow the last notifications without waiting).
+            let stream = events
+                .iter()
+                .any(|e| matches!(e, Event::Notification { .. }));
+            if stream && self.held.swap(true, Ordering::SeqCst) {
+                self.unpaced.fetch_add(1, Ordering::SeqCst);
+            }
+            for e in events {
+                let _ = self.tx.send(e);
+            }
+        }
+
+        fn backlog(&self) -> Option<&tokio::sync::Notify> {
+            self.held.load(Ordering::SeqCst).then_some(&self.taken)
+        }
+    }
+
+    /// An SSE reply of many events, each written on its own: the transport reads no further
+    /// than one read ahead of its consumer (before: every event was delivered as it came, so a
+    /// busy consumer's queue grew without bound).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_sse_reply_is_read_no_faster_than_its_events_are_taken() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        tokio::time::timeout(Duration::from_secs(20), async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+            const EVENTS: usize = 300;
+            tokio::spawn(async move {
+                let (mut conn, _) = listener.accept().await.unwrap();
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let (head_end, length) = loop {
+                    let n = conn.read(&mut chunk).await.unwrap();
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length: "))
+                            .unwrap()
+                            .trim()
+                            .parse()
+                            .unwrap();
+                        break (end + 4, length);
+                    }
+                };
+                while buf.len() < head_end + length {
+                    let n = conn.read(&mut chunk).await.unwrap();
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+                let request: serde_json::Value =
+                    serde_json::from_slice(&buf[head_end..head_end + length]).unwrap();
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                            connection: close\r\n\r\n";
+                conn.write_all(head.as_bytes()).await.unwrap();
+                for i in 0..EVENTS {
+                    let note = format!(
+                        "data: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\
+                         \"params\":{{\"i\":{i}}}}}\n\n"
+                    );
+                    conn.write_all(note.as_bytes()).await.unwrap();
+                    conn.flush().await.unwrap();
+                }
+                let answer = format!(
+                    "data: {{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{}}}}\n\n",
+                    request["id"]
+                );
+                conn.write_all(answer.as_bytes()).await.unwrap();
+            });
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let sink = Arc::new(Held {
+                held: Default::default(),
+                taken: Default::default(),
+                unpaced: Default::default(),
+                tx,
+            });
+            let t = HttpTransport::new(HttpConfig::new(&url), sink.clone()).unwrap();
+            t.connect();
+            t.send(vec![OutgoingRequest::new(
+                1,
+                "\"tools/call\"",
+                Some("{}"),
+                15_000,
+            )])
+            .unwrap();
+            let (mut notes, mut answered) = (0, false);
+            while !answered {
+                // A delivery: what is there now (at least one event), then take it.
+                let mut delivery = vec![rx.recv().await.unwrap()];
+                while let Ok(e) = rx.try_recv() {
+                    delivery.push(e);
+                }
+                for e in delivery {
+                    match e {
+                        Event::Notification { .. } => notes += 1,
+                        Event::Response { id: 1, .. } => answered = true,
+                        other => panic!("unexpected {other:?}"),
+                    }
+                }
+                sink.held.store(false, Ordering::SeqCst);
+                sink.taken.notify_waiters();
+            }
+            assert_eq!(notes, EVENTS);
+            assert_eq!(
+                sink.unpaced.load(Ordering::SeqCst),
+                0,
+                "delivered while held"
+            );
+        })
+        .await
+        .unwrap();
     }
 
     /// The same through the sink: the failure is reported as the request's event.

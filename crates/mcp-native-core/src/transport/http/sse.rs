@@ -32,8 +32,17 @@ impl Inner {
         }
         let mut decoder = SseDecoder::new(self.config.max_message_bytes);
         let mut resumes = 0;
+        // Whether this reply's last read emitted events (which the consumer may not have taken).
+        let mut emitted = false;
         loop {
             let broken = loop {
+                // At most one read's events of this reply wait for the consumer (the server's
+                // socket holds the rest); the events of one read go out together. A read after
+                // one that emitted nothing does not wait (the answer of a one-event reply never
+                // waits for other replies' events).
+                if emitted {
+                    crate::transport::paced(&*self.sink).await;
+                }
                 let chunk = match resp.chunk().await {
                     Ok(Some(chunk)) => chunk,
                     Ok(None) => break None,
@@ -42,27 +51,31 @@ impl Inner {
                     }
                 };
                 decoder.push(&chunk);
+                let mut events = Vec::new();
                 while let Some(item) = decoder.next_item() {
                     // An event over the limit was discarded as it streamed in; in a reply stream
                     // it is taken to be the answer (whose id could not be read), as in stdio.
                     let SseItem::Event(event) = item else {
+                        self.sink.emit_all(events);
                         return Err(Error::MessageTooLarge {
                             limit: self.config.max_message_bytes,
                         });
                     };
                     if event.data.trim() == "[DONE]" {
+                        self.sink.emit_all(events);
                         return Err(Error::NoResponse { id });
                     }
-                    let mut events = Vec::new();
                     let found = self.on_sse_data(Some(id), whole_from, event.data, &mut events);
-                    self.sink.emit_all(events);
                     if let Some(outcome) = found {
+                        self.sink.emit_all(events);
                         // The server is likely ending the stream now: its end keeps the
                         // connection (read in the background, briefly).
                         resp.finish();
                         return outcome;
                     }
                 }
+                emitted = !events.is_empty();
+                self.sink.emit_all(events);
             };
             let cut = decoder.finish().is_err();
             // Without event ids there is nothing to resume from; the modern era never resumes

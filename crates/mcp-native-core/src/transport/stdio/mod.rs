@@ -54,9 +54,7 @@ use shared::{Flags, Reader, Shared, State, Table};
 use stderr::{Tail, drain_stderr};
 use writer::Writer;
 
-/// Default `maxMessageBytes`: 128 MiB. A longer line is discarded (and the request it answers, if
-/// its id can be read, fails with `Message exceeds maxMessageBytes`).
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
+pub use super::DEFAULT_MAX_MESSAGE_BYTES;
 /// Default `killGraceMs`: how long `close()` waits after SIGTERM before SIGKILL.
 pub const DEFAULT_KILL_GRACE_MS: u64 = 2000;
 /// How much of the server's stderr is kept for error reports.
@@ -179,7 +177,7 @@ impl StdioTransport {
     ) -> Result<Self, Error> {
         let rt = runtime::handle();
         let _enter = rt.enter();
-        let (mut child, caller_end) = spawn(config)?;
+        let (mut child, caller_end) = spawn(config, &rt)?;
         // A child whose id cannot be read has already been reaped; never go on with group 0
         // (that would be the host's own group).
         let Some(pid) = child.id().filter(|&p| runtime::is_server_group(p as i32)) else {

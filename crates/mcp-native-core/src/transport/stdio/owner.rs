@@ -71,8 +71,8 @@ async fn read_paced(
     };
     loop {
         let mut guard = stdout.readable().await?;
-        while let Some(taken) = shared.sink.backlog().filter(|_| pace) {
-            taken.notified().await;
+        if pace {
+            crate::transport::paced(&*shared.sink).await;
         }
         let result = guard.try_io(|fd| {
             let mut reader = shared.reader.locked();

@@ -14,9 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub(super) const GROW_AT: usize = 64 * 1024;
 
 /// The grown pipe's size.
+#[cfg(target_os = "linux")]
 const GROWN_BYTES: libc::c_int = 1 << 20;
 
 /// At most this many grown pipes at a time, process-wide.
+#[cfg(target_os = "linux")]
 const MAX_GROWN: usize = 16;
 
 static GROWN: AtomicUsize = AtomicUsize::new(0);

@@ -9,6 +9,7 @@ use tokio::process::Child;
 
 use super::{StdioConfig, project_dir};
 use crate::error::{Error, ExitInfo};
+use crate::sync::Locked;
 
 /// A pipe end taken out of tokio's process types, made non-blocking and watched for `interest`,
 /// so that it can be read and written with plain system calls (see the module docs).
@@ -31,7 +32,60 @@ pub(super) fn async_fd(fd: OwnedFd, interest: Interest) -> std::io::Result<Async
 /// `net.Socket` reads either, but Bun wraps a descriptor (`Bun.connect({ fd })`) only when it is
 /// a socket — and it is what servers get from Node's own `child_process` (libuv makes stdio
 /// pipes as socket pairs), so servers written for Node hosts expect it.
-pub(super) fn spawn(config: &StdioConfig) -> Result<(Child, Option<OwnedFd>), Error> {
+///
+/// The fork happens on the crate's spawner thread ([`on_spawner_thread`]), whatever thread asks,
+/// inside the runtime `rt` (which then reaps the child).
+pub(super) fn spawn(
+    config: &StdioConfig,
+    rt: &tokio::runtime::Handle,
+) -> Result<(Child, Option<OwnedFd>), Error> {
+    let (config, rt) = (config.clone(), rt.clone());
+    on_spawner_thread(move || {
+        let _enter = rt.enter();
+        spawn_here(&config)
+    })
+}
+
+/// Runs `job` on the crate's spawner thread and waits for it. Linux's parent-death signal
+/// (`end_with_host`) belongs to the *thread* that forked, not the process: a server forked by a
+/// thread that later ends (a tokio blocking-pool thread retires after 10 s idle, a caller's
+/// short-lived thread) would be SIGTERMed then. The spawner thread lives as long as the process.
+/// If it cannot be started, `job` runs on the calling thread.
+pub(crate) fn on_spawner_thread<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> T {
+    type Job = Box<dyn FnOnce() + Send>;
+    static SPAWNER: std::sync::OnceLock<Option<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>> =
+        std::sync::OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("mcp-native-spawn".into())
+            .spawn(move || {
+                for job in rx {
+                    // A panic stays in its job (the caller sees its result channel closed).
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            })
+            .ok()
+            .map(|_| std::sync::Mutex::new(tx))
+    });
+    let Some(spawner) = spawner else {
+        return job();
+    };
+    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<T>(1);
+    let run: Job = Box::new(move || {
+        let _ = done_tx.send(job());
+    });
+    // The thread loops for as long as the process runs: the send cannot fail; the result is
+    // missing only when the job panicked, which then goes on here, on the caller's thread.
+    if spawner.locked().send(run).is_err() {
+        panic!("the spawner thread ended");
+    }
+    done_rx
+        .recv()
+        .expect("the job on the spawner thread panicked")
+}
+
+fn spawn_here(config: &StdioConfig) -> Result<(Child, Option<OwnedFd>), Error> {
     let (stdout, caller_end) = if config.caller_reads_stdout {
         // Both ends are close-on-exec; the child's end is dup'ed onto its fd 1 and the parent's
         // copy closes when `cmd` is dropped at the end of this function.
@@ -92,7 +146,8 @@ fn allow_large_writes(socket: &std::os::unix::net::UnixStream) {
 
 /// Ties the server to the host process for the case the exit hook cannot cover: the host dying
 /// without running it (SIGKILL, a crash). On Linux the kernel does it: `PR_SET_PDEATHSIG`
-/// SIGTERMs the server when the thread that spawned it dies.
+/// SIGTERMs the server when the thread that spawned it dies (the spawner thread: see
+/// [`on_spawner_thread`]).
 #[cfg(target_os = "linux")]
 fn end_with_host(cmd: &mut tokio::process::Command) {
     // SAFETY: runs in the forked child before exec, where only async-signal-safe calls are

@@ -1,5 +1,6 @@
-//! Draining the server's stderr: always read (a chatty server never blocks on a full pipe), the
-//! tail kept for error reports, text delivered live while a listener is set.
+//! Draining the server's stderr: the tail kept for error reports, text delivered live while a
+//! listener is set (paced by the consumer then: see [`crate::transport::paced`]; without a
+//! listener it is always read, so a chatty server never blocks on a full pipe).
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -45,8 +46,16 @@ pub(super) async fn drain_stderr(
     // allocators that zero it by hand).
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     let mut carry: Vec<u8> = Vec::new();
+    // Whether the last read delivered text (which the consumer may not have taken yet).
+    let mut emitted = false;
     loop {
         buf.clear();
+        // While text is delivered, no more than one read waits for the consumer (the server
+        // waits on its full pipe meanwhile, as it would for a busy Node host); without a
+        // listener, the tail is all that is kept and reading never waits.
+        if emitted {
+            crate::transport::paced(&*sink).await;
+        }
         let n = match stderr.read_buf(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
@@ -55,10 +64,12 @@ pub(super) async fn drain_stderr(
         if flags.stderr.load(Ordering::Relaxed) {
             carry.extend_from_slice(&buf[..n]);
             let text = take_utf8(&mut carry);
-            if !text.is_empty() {
+            emitted = !text.is_empty();
+            if emitted {
                 sink.emit(Event::Stderr(text));
             }
         } else {
+            emitted = false;
             carry.clear();
         }
     }

@@ -730,6 +730,7 @@ async fn the_reaper_closes_idle_connections_the_server_closed() {
             idle_for: Duration::from_secs(90),
             reap_every: Duration::from_millis(100),
             reaping: std::sync::atomic::AtomicBool::new(false),
+            last_path: Mutex::new(None),
         });
         let idle = |p: &Arc<Pool>| p.idle.lock().unwrap().len();
         for round in 0..2 {
