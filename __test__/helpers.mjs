@@ -1,4 +1,5 @@
 // Shared helpers for the JS tests (vitest under Node, `bun test` under Bun).
+import { createRequire } from 'node:module'
 import { spawn } from 'node:child_process'
 import { readFileSync, readdirSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -25,12 +26,16 @@ export function alive(pid) {
   }
 }
 
-/** Polls `predicate` every 10 ms until it holds or `ms` pass; returns its last value. */
+/**
+ * Polls `predicate` every 10 ms until it holds, and returns its value; throws when `ms` pass
+ * without it (a wait that timed out is a failure, never a silent fall-through to the next line).
+ */
 export async function waitFor(predicate, ms = 5000) {
   const deadline = Date.now() + ms
   for (;;) {
     const value = await predicate()
-    if (value || Date.now() > deadline) return value
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`waitFor: not within ${ms} ms: ${predicate.toString().slice(0, 200)}`)
     await new Promise((r) => setTimeout(r, 10))
   }
 }
@@ -101,9 +106,13 @@ export async function startEverything(mode) {
   return { port, child }
 }
 
+/** The kinds of the events from Rust, as the addon defines them (src/sink.rs `EventKind`). */
+export const EventKind = createRequire(import.meta.url)('../native.js').EventKind
+
 /**
  * The kinds of the events a transport (or a client's face) handles from now on, in order
- * (lib/core.js `_onEvent`): 0 an answer parsed with its batch, 14 a large answer (src/sink.rs).
+ * (lib/core.js `_onEvent`): {@link EventKind}s, e.g. `Result` an answer parsed with its batch,
+ * `RawAnswer` a large answer (src/sink.rs).
  * @param {any} transport
  * @returns {number[]} filled as events come
  */

@@ -6,7 +6,7 @@ import { HttpTransport, createHttpTransport } from 'mcp-native'
 import * as transports from 'mcp-native/transports'
 import { callMCP, parseSSE } from 'mcp-native/json-rpc'
 import { describeProgress } from './progress.mjs'
-import { eventKinds, longStringsValue, settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
+import { EventKind, eventKinds, longStringsValue, settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
 
 let server
 let base
@@ -72,7 +72,7 @@ describe('HttpTransport basics', () => {
       pad: 100 * 1024,
     })
     expect(init2.pad.length).toBe(100 * 1024)
-    expect(kinds).toEqual([14]) // (then its result crosses as any large one does, {"result":…})
+    expect(kinds).toEqual([EventKind.RawAnswer]) // (then its result crosses as any large one does, {"result":…})
     expect((await t2.request('headers'))['mcp-protocol-version']).toBe('2025-03-26')
   })
 
@@ -112,7 +112,7 @@ describe('HttpTransport basics', () => {
     expect(got).toEqual(value)
     expect(Object.hasOwn(got, '__proto__')).toBe(true)
     expect(Object.getPrototypeOf(got)).toBe(Object.prototype)
-    expect(kinds.splice(0)).toEqual([14])
+    expect(kinds.splice(0)).toEqual([EventKind.RawAnswer])
     const x = 'x'.repeat(40 * KIB)
     for (const sse of [false, true]) {
       for (const text of [
@@ -123,15 +123,15 @@ describe('HttpTransport basics', () => {
         ` [ "${x}" , { "a" : "${x}" } ] `,
       ]) {
         expect(await t.request('raw-result', { text, sse })).toEqual(JSON.parse(text))
-        expect(kinds.splice(0)).toEqual([14])
+        expect(kinds.splice(0)).toEqual([EventKind.RawAnswer])
       }
       // Small answers are parsed with their batch, as before; the line is at 64 KiB of message
       // (a JSON body, an SSE event's data), as over stdio.
       expect(await t.request('raw-result', { text: '{"small":true}', sse })).toEqual({ small: true })
-      expect(kinds.splice(0)).toEqual([0])
+      expect(kinds.splice(0)).toEqual([EventKind.Result])
       for (const [bytes, kind] of [
-        [64 * KIB - 1, 0],
-        [64 * KIB, 14],
+        [64 * KIB - 1, EventKind.Result],
+        [64 * KIB, EventKind.RawAnswer],
       ]) {
         expect(await t.request('raw-sized', { bytes, sse })).toMatch(/^y+$/)
         expect(kinds.splice(0)).toEqual([kind])
@@ -148,13 +148,13 @@ describe('HttpTransport basics', () => {
         [`{"jsonrpc":"2.0","id":$ID,"result":${JSON.stringify(many)}}`, many],
       ]) {
         expect(await t.request('raw-message', { text, sse })).toEqual(value)
-        expect(kinds.splice(0)).toEqual([14])
+        expect(kinds.splice(0)).toEqual([EventKind.RawAnswer])
       }
       const refused = await settle(
         t.request('raw-message', { text: `{"id":$ID,"result":${JSON.stringify(big)},"error":{"code":7,"message":"no"}}`, sse }),
       )
       expect(refused.error.message).toBe('MCP error 7: no')
-      expect(kinds.splice(0)).toEqual([1])
+      expect(kinds.splice(0)).toEqual([EventKind.Failed])
       // A large message that is not JSON fails its request, and the connection goes on. One that
       // the skim reads as an answer is found by JSON.parse in JS (as a large stdio answer is);
       // one it cannot tell about, by the check in Rust (an SSE event that is not JSON is then
@@ -194,7 +194,7 @@ describe('HttpTransport basics', () => {
     const text = `{"jsonrpc":"2.0","method":"fixture/note","params":{"i":1}}\n{"jsonrpc":"2.0","id":$ID,"result":${JSON.stringify({ big: x + x })}}`
     expect(await t.request('raw-message', { text, sse: true })).toEqual({ big: x + x })
     expect(notes).toEqual([['fixture/note', { i: 1 }]])
-    expect(kinds.splice(0)).toEqual([2, 14])
+    expect(kinds.splice(0)).toEqual([EventKind.Notification, EventKind.RawAnswer])
   })
 })
 
@@ -214,7 +214,7 @@ describe('MCPManager over HTTP', () => {
         const out = await tool.execute('call-1', { message })
         expect(out.content[0].text).toBe(message)
         expect((await callTool(conn, name, { message })).content).toEqual([{ type: 'text', text: message }])
-        expect(kinds.splice(0)).toEqual([14, 14])
+        expect(kinds.splice(0)).toEqual([EventKind.RawAnswer, EventKind.RawAnswer])
       }
     } finally {
       await m.disconnectAll()
@@ -320,13 +320,23 @@ describe('HttpTransport errors', () => {
   it('abort rejects at once with signal.reason, closes the stream, and tells the server', async () => {
     const t = await connect()
     const ac = new AbortController()
+    const open = (await stats()).openHangs
     const p = t.request('sse-hang', {}, { signal: ac.signal })
-    await new Promise((r) => setTimeout(r, 50))
-    const started = Date.now()
+    // The request is in: the server holds its reply open.
+    expect(await waitFor(async () => (await stats()).openHangs > open)).toBe(true)
     ac.abort()
-    await expect(p).rejects.toBe(ac.signal.reason)
-    expect(Date.now() - started).toBeLessThan(50)
-    await waitFor(async () => (await t.request('received')).received.some((n) => n.method === 'notifications/cancelled'))
+    // At once: settled before the event loop's next turn (no timer, no I/O needed).
+    const settled = await Promise.race([
+      p.then(
+        () => 'resolved',
+        (e) => e,
+      ),
+      new Promise((r) => setImmediate(() => r('not yet'))),
+    ])
+    expect(settled).toBe(ac.signal.reason)
+    // And the server's end of that reply closes (the stream was dropped).
+    expect(await waitFor(async () => (await stats()).openHangs === open)).toBe(true)
+    expect(await waitFor(async () => (await t.request('received')).received.some((n) => n.method === 'notifications/cancelled'))).toBe(true)
     const pre = new AbortController()
     pre.abort('early')
     await expect(t.request('echo', {}, { signal: pre.signal })).rejects.toBe('early')
@@ -566,7 +576,7 @@ describe('type: "sse" legacy fallback', () => {
     const kinds = eventKinds(t)
     const value = longStringsValue()
     expect(await t.request('echo', value)).toEqual(value)
-    expect(kinds.filter((k) => k === 0 || k === 14)).toEqual([14])
+    expect(kinds.filter((k) => k === EventKind.Result || k === EventKind.RawAnswer)).toEqual([EventKind.RawAnswer])
     await expect(t.request('nope')).rejects.toThrow(/^MCP error -32601: Method not found: nope$/)
   })
 

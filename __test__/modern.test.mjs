@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { callTool, connectToServer, disconnectServer, listTools, MCPClient, MCPManager } from 'mcp-native'
-import { eventKinds, fixture, longStringsValue, NODE, ROOT, settle, startHttpFixture, waitFor } from './helpers.mjs'
+import { EventKind, eventKinds, fixture, longStringsValue, NODE, ROOT, settle, startHttpFixture, waitFor } from './helpers.mjs'
 
 const MODERN = join(ROOT, '__test__', 'fixture', 'modern-server.mjs')
 const V = '2026-07-28'
@@ -197,7 +197,7 @@ describe('era negotiation', () => {
       const kinds = eventKinds(client._face)
       expect(JSON.parse(text(await client.callTool('echo', value)))).toEqual(value)
       expect(JSON.parse(text(await client.callTool('echo', { small: true })))).toEqual({ small: true })
-      expect(kinds.filter((k) => k === 0 || k === 14)).toEqual([14, 0])
+      expect(kinds.filter((k) => k === EventKind.Result || k === EventKind.RawAnswer)).toEqual([EventKind.RawAnswer, EventKind.Result])
     }
   })
 
