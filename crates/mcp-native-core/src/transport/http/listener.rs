@@ -77,17 +77,8 @@ impl Inner {
     /// there; and it closes with the transport), else through reqwest.
     pub(super) async fn get(&self, headers: reqwest::header::HeaderMap) -> Result<Resp, String> {
         let url = self.url.clone().map_err(|e| e.to_string())?;
-        if let Some(pool) = self.lean()
-            && let Some(resp) = self.lean_answer(
-                pool.send(reqwest::Method::GET, &url, &headers, Bytes::new())
-                    .await?,
-            )
-        {
-            return Ok(resp);
-        }
-        self.send(self.client.get(url).headers(headers))
+        self.fetch(reqwest::Method::GET, url, headers, Bytes::new())
             .await
-            .map(Resp::Std)
     }
 
     fn listener_failed(&self, e: String) {

@@ -612,16 +612,9 @@ impl Inner {
                 let req = async {
                     let _ = inner.add_authorization(&mut headers).await;
                     let Ok(url) = inner.url.clone() else { return };
-                    if let Some(pool) = inner.lean()
-                        && let Ok(resp) = pool
-                            .send(reqwest::Method::DELETE, &url, &headers, Bytes::new())
-                            .await
-                        && inner.lean_answer(resp).is_some()
-                    {
-                        return;
-                    }
-                    let delete = inner.client.delete(url).headers(headers);
-                    let _ = inner.send(delete).await;
+                    let _ = inner
+                        .fetch(reqwest::Method::DELETE, url, headers, Bytes::new())
+                        .await;
                 };
                 let _ = tokio::time::timeout(
                     Duration::from_millis(inner.config.timeout_ms.min(super::MAX_TIMEOUT_MS)),

@@ -151,6 +151,31 @@ impl Inner {
         lock(&self.lean).clone()
     }
 
+    /// Sends `method` to `url` with `headers` and `body` (none when empty): on the transport's
+    /// own connections when they serve `url`'s origin ([`h1`]), else (and for a redirect
+    /// received there) on the process's client, which follows redirects within the origin.
+    pub(super) async fn fetch(
+        &self,
+        method: reqwest::Method,
+        url: url::Url,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Resp, String> {
+        if let Some(pool) = self.lean().filter(|pool| pool.serves(&url))
+            && let Some(resp) = self.lean_answer(
+                pool.send(method.clone(), &url, &headers, body.clone())
+                    .await?,
+            )
+        {
+            return Ok(resp);
+        }
+        let mut request = self.client.request(method, url).headers(headers);
+        if !body.is_empty() {
+            request = request.body(body);
+        }
+        self.send(request).await.map(Resp::Std)
+    }
+
     /// A lean response as the caller gets it; `None` for a redirect, which reqwest is to follow
     /// (its same-origin policy): the request goes again through reqwest, and so do all later
     /// ones until the transport closes.
@@ -259,22 +284,10 @@ impl Inner {
                 Some(legacy) => legacy.endpoint.clone(),
                 None => self.url.clone()?,
             };
-            let lean_resp = match self.lean().filter(|pool| pool.serves(&url)) {
-                Some(pool) => pool
-                    .send(reqwest::Method::POST, &url, &headers, frame.clone())
-                    .await
-                    .map(|r| self.lean_answer(r))
-                    .map_err(|e| Error::Io(format!("fetch failed: {e}")))?,
-                None => None,
-            };
-            let resp = match lean_resp {
-                Some(r) => r,
-                None => Resp::Std(
-                    self.send(self.client.post(url).headers(headers).body(frame.clone()))
-                        .await
-                        .map_err(|e| Error::Io(format!("fetch failed: {e}")))?,
-                ),
-            };
+            let resp = self
+                .fetch(reqwest::Method::POST, url, headers, frame.clone())
+                .await
+                .map_err(|e| Error::Io(format!("fetch failed: {e}")))?;
             self.capture_session(resp.headers());
             let status = resp.status();
             if (200..300).contains(&status) {

@@ -51,7 +51,7 @@ pub(super) fn spawn(
 /// thread that later ends (a tokio blocking-pool thread retires after 10 s idle, a caller's
 /// short-lived thread) would be SIGTERMed then. The spawner thread lives as long as the process.
 /// If it cannot be started, `job` runs on the calling thread.
-pub(crate) fn on_spawner_thread<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> T {
+fn on_spawner_thread<T: Send + 'static>(job: impl FnOnce() -> T + Send + 'static) -> T {
     type Job = Box<dyn FnOnce() + Send>;
     static SPAWNER: std::sync::OnceLock<Option<std::sync::Mutex<std::sync::mpsc::Sender<Job>>>> =
         std::sync::OnceLock::new();
