@@ -450,6 +450,26 @@ describe('stdin backpressure', () => {
   })
 })
 
+describe('stdin backlog bound', () => {
+  it('past 64 MiB waiting for a server that does not read, notify rejects and a request fails at once (MCP_BACKLOG)', async () => {
+    const t = await connect(['--pause-stdin-ms=600000'])
+    const pad = 'x'.repeat(1024 * 1024)
+    const message = /^stdin backlog: \d+ bytes wait for the server to read them \(limit 67108864 bytes\)$/
+    let refused
+    let sent = 0
+    for (; sent < 100 && !refused; sent++) await t.notify('notifications/pad', { pad }).catch((e) => (refused = e))
+    expect(refused?.message).toMatch(message)
+    expect(refused.code).toBe('MCP_BACKLOG')
+    // 64 notifications of 1 MiB fill it (less what the pipe took): the 100 were never all queued.
+    expect(sent).toBeGreaterThan(60)
+    expect(sent).toBeLessThan(70)
+    const failed = await settle(t.request('echo', { pad }, { timeout: 60000 }))
+    expect(failed.error?.code).toBe('MCP_BACKLOG')
+    expect(failed.error.message).toMatch(message)
+    expect(t.connected).toBe(true) // refused, not broken: the server may yet read
+  })
+})
+
 describe('deadlines and cancellation', () => {
   it('times out with the exact message and tells the server', async () => {
     const t = await connect([], { timeout: 60 })

@@ -12,7 +12,7 @@ use mcp_native_core::cache::CacheStore;
 use mcp_native_core::error::Error as McpError;
 
 /// The tool cache's SQLite file. Use `MCPToolCache.open()` from `mcp-native/tool-cache` instead.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeCacheStore {
     inner: Option<CacheStore>,
     path: String,
@@ -100,3 +100,5 @@ impl NativeCacheStore {
         })
     }
 }
+
+super::errors::guarded_finalize!(NativeCacheStore);

@@ -12,7 +12,7 @@ use napi_derive::napi;
 
 use super::client_options::{ConfigCallback, JsConfig, client_options, server_config};
 use super::convert::{as_id, millis};
-use super::errors::{descriptor_text, guard, promise};
+use super::errors::{descriptor_text, guard, notified, promise};
 use super::hot::{bytes, hot_function, number, string, to_js};
 use super::reply_outcome;
 pub(super) use super::sink::TaggedSink;
@@ -23,7 +23,7 @@ use mcp_native_core::error::Error as McpError;
 use mcp_native_core::transport::{Reply, RequestOptions, Transport, outcome_event_for};
 
 /// One MCP client for JavaScript. Use `MCPClient` from the package root instead.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeClient {
     client: Client,
     /// Where this object's own events go (requests it could not read fail there).
@@ -316,10 +316,12 @@ impl NativeClient {
     #[napi]
     pub fn notify(&self, env: Env, method: String, params: Option<String>) -> Result<bool> {
         guard(&env, || {
-            Ok(match self.client.conn().map(|c| c.kind().clone()) {
-                Some(ConnKind::Stdio(t)) => t.notify_now(&method, params.as_deref()).is_ok(),
-                _ => false,
-            })
+            match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Stdio(t)) => {
+                    notified(&env, t.notify_now(&method, params.as_deref()))
+                }
+                _ => Ok(false),
+            }
         })
     }
 
@@ -499,3 +501,5 @@ impl NativeClient {
         })
     }
 }
+
+super::errors::guarded_finalize!(NativeClient);

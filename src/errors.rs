@@ -102,6 +102,16 @@ pub fn js_error(env: &Env, error: &Error) -> napi::Error {
     build().unwrap_or_else(|e| e)
 }
 
+/// What a stdio `notify` returns: true when queued, false when the transport is not open (the
+/// caller says `Transport closed`), thrown when the server's stdin backlog is full.
+pub fn notified(env: &Env, sent: Result<(), Error>) -> napi::Result<bool> {
+    match sent {
+        Ok(()) => Ok(true),
+        Err(e @ Error::Backlog { .. }) => Err(js_error(env, &e)),
+        Err(_) => Ok(false),
+    }
+}
+
 /// The message of a caught panic.
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<String>() {
@@ -130,6 +140,23 @@ pub fn no_unwind(what: &str, f: impl FnOnce()) {
         );
     }
 }
+
+/// `ObjectFinalize` for napi classes: the object's state is dropped inside [`no_unwind`]. napi-rs
+/// drops a class's state in its finalizer, called from C, where a panic of any field's `Drop`
+/// (a transport's, a client's, a manager's) would abort the host.
+macro_rules! guarded_finalize {
+    ($class:ty) => {
+        impl napi::bindgen_prelude::ObjectFinalize for $class {
+            fn finalize(self, _env: napi::Env) -> napi::Result<()> {
+                $crate::errors::no_unwind(concat!(stringify!($class), "'s finalizer"), move || {
+                    drop(self)
+                });
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use guarded_finalize;
 
 /// Runs the body of an exported call: a panic inside becomes a thrown `Error` with code
 /// `MCP_INTERNAL` instead of unwinding into the host (which would abort it).
@@ -173,6 +200,37 @@ where
 #[cfg(test)]
 mod no_unwind_tests {
     use super::no_unwind;
+
+    /// Every napi class of the binding drops its state through `guarded_finalize!`, or (its
+    /// state a number) guards its own `Drop`: a class added with a plain `#[napi]` fails here.
+    #[test]
+    fn every_napi_class_drops_its_state_inside_no_unwind() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+        let mut classes = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for pair in lines.windows(2) {
+                let Some(name) = pair[1]
+                    .strip_prefix("pub struct ")
+                    .and_then(|rest| rest.split([' ', '{', '(']).next())
+                else {
+                    continue;
+                };
+                if !pair[0].starts_with("#[napi") {
+                    continue;
+                }
+                classes += 1;
+                let guarded = pair[0] == "#[napi(custom_finalize)]"
+                    && text.contains(&format!("guarded_finalize!({name});"));
+                let own_drop = text.contains(&format!("impl Drop for {name} {{"))
+                    && text.contains(&format!("no_unwind(\"{name}'s finalizer\""));
+                assert!(guarded || own_drop, "{}: {name}", path.display());
+            }
+        }
+        assert!(classes >= 8, "found {classes} classes");
+    }
 
     #[test]
     fn a_panic_inside_is_caught_and_the_rest_is_skipped() {

@@ -15,7 +15,7 @@ use mcp_native_core::transport::http::HttpTransport;
 use mcp_native_core::transport::{EventSink, Reply, Transport};
 
 /// Low-level HTTP transport. Use `HttpTransport` from the package root instead.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeHttp {
     /// Built by the first `connect` (and again by a `connect` after `close`, so a changed config
     /// is honoured).
@@ -192,3 +192,5 @@ impl NativeHttp {
         })
     }
 }
+
+super::errors::guarded_finalize!(NativeHttp);

@@ -152,7 +152,7 @@ impl ManagerHost for JsHost {
 }
 
 /// Many servers for JavaScript. Use `MCPManager` from the package root instead.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeManager {
     manager: Manager,
     host: Arc<JsHost>,
@@ -303,3 +303,5 @@ impl NativeManager {
         guard(&env, || self.host.batch.hold(&env, on))
     }
 }
+
+super::errors::guarded_finalize!(NativeManager);

@@ -20,7 +20,7 @@ use mcp_native_core::oauth::discovery::discover;
 use mcp_native_core::oauth::flow::{Flow, FlowConfig};
 
 /// A cancel switch for OAuth work, fired once from JS (by an `AbortSignal`'s abort event).
-#[napi]
+#[napi(custom_finalize)]
 pub struct OAuthCancel {
     tx: watch::Sender<bool>,
 }
@@ -120,7 +120,7 @@ pub fn oauth_flow_start<'env>(
 
 /// One login in progress (from `oauthFlowStart`). It holds the secrets; JS sees the
 /// authorization URL, whether a code arrived, and the token endpoint's 2xx body.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeOAuthFlow {
     flow: Arc<Flow>,
     fired: watch::Receiver<bool>,
@@ -217,3 +217,7 @@ impl NativeOAuthFlow {
         })
     }
 }
+
+super::errors::guarded_finalize!(OAuthCancel);
+
+super::errors::guarded_finalize!(NativeOAuthFlow);

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::convert::{as_id, request_line, stdio_config};
-use super::errors::{descriptor_text, guard};
+use super::errors::{descriptor_text, guard, notified};
 use super::reply_outcome;
 use super::sink::{BatchSink, Delivery, batch_of};
 use mcp_native_core::error::Error as McpError;
@@ -15,7 +15,7 @@ use mcp_native_core::transport::stdio::StdioTransport;
 use mcp_native_core::transport::{Event, EventSink, OutgoingRequest, Transport};
 
 /// Low-level stdio transport. Use `StdioTransport` from the package root instead.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeStdio {
     /// The current connection (a new one per `connect`).
     inner: Option<Arc<StdioTransport>>,
@@ -106,11 +106,9 @@ impl NativeStdio {
     /// Queues a notification; false when the connection is gone.
     #[napi]
     pub fn notify(&self, env: Env, method: String, params: Option<String>) -> Result<bool> {
-        guard(&env, || {
-            Ok(self
-                .inner
-                .as_ref()
-                .is_some_and(|t| t.notify_now(&method, params.as_deref()).is_ok()))
+        guard(&env, || match &self.inner {
+            Some(t) => notified(&env, t.notify_now(&method, params.as_deref())),
+            None => Ok(false),
         })
     }
 
@@ -247,3 +245,5 @@ mod tests {
         assert!(failed.is_empty());
     }
 }
+
+super::errors::guarded_finalize!(NativeStdio);

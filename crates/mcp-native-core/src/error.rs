@@ -80,6 +80,15 @@ pub enum Error {
         /// that carried a session id); the session id was cleared.
         session_expired: bool,
     },
+    /// Too many bytes already wait for the server to read its stdin: the frame was not queued
+    /// (see [`crate::transport::stdio::MAX_STDIN_BACKLOG`]).
+    #[error("stdin backlog: {bytes} bytes wait for the server to read them (limit {limit} bytes)")]
+    Backlog {
+        /// Bytes waiting when the frame was refused.
+        bytes: usize,
+        /// The bound.
+        limit: usize,
+    },
     /// A notification POST got no answer in time.
     #[error("Notify timeout after {ms}ms")]
     NotifyTimeout {
@@ -206,6 +215,7 @@ impl Error {
             Error::Spawn { errno, .. } => errno,
             Error::InvalidConfig(_) => "MCP_INVALID_CONFIG",
             Error::Io(_) => "MCP_IO_ERROR",
+            Error::Backlog { .. } => "MCP_BACKLOG",
             Error::Http {
                 session_expired: true,
                 ..

@@ -435,15 +435,15 @@ async fn the_shutdown_grace_scans_proc_off_the_io_thread() {
         .trim_end_matches('}')
         .parse()
         .unwrap();
-    // The transport's tasks run on this test's runtime, on this thread.
-    let (scans, checks) = mcp_native_core::runtime::proc_scans_on_this_thread();
+    // The transport's tasks run on the crate's runtime, on its one thread: the counts are read there.
+    let (scans, checks) = on_io_thread().await;
     assert!(t.close());
     loop {
         if let Event::Closed(_) = next(&mut rx).await {
             break;
         }
     }
-    let (scans_after, checks_after) = mcp_native_core::runtime::proc_scans_on_this_thread();
+    let (scans_after, checks_after) = on_io_thread().await;
     assert!(
         checks_after > checks,
         "the group was checked after the server went"
@@ -454,6 +454,14 @@ async fn the_shutdown_grace_scans_proc_off_the_io_thread() {
         assert!(gone.elapsed() < WAIT, "nothing of the group is left");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+}
+
+/// [`mcp_native_core::runtime::proc_scans_on_this_thread`] of the crate's I/O thread.
+async fn on_io_thread() -> (u64, u64) {
+    mcp_native_core::runtime::runtime()
+        .spawn(async { mcp_native_core::runtime::proc_scans_on_this_thread() })
+        .await
+        .unwrap()
 }
 
 fn alive(pid: i32) -> bool {
@@ -893,4 +901,37 @@ async fn a_server_outlives_the_thread_that_asked_for_it() {
     assert_eq!(outcome(&mut rx, id, &mut seen).await.unwrap(), "{}");
     assert!(group_alive(pgid));
     assert!(t.close());
+}
+
+/// A Rust caller's runtime that ends before its transport (a short-lived runtime, a test's): the
+/// server is still shut down and reaped when the transport is dropped, and answers until then.
+#[test]
+fn a_server_outlives_the_runtime_that_asked_for_it_and_goes_with_its_transport() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let caller = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let t = caller.block_on(async {
+        StdioTransport::spawn(&fixture(&[]), Arc::new(ChannelSink(tx, None)), 30_000)
+            .expect("spawn")
+    });
+    drop(caller);
+    let pid = t.pid().expect("the server's pid") as i32;
+    let later = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    later.block_on(async {
+        let id = t.request("ping", None, 10_000).unwrap();
+        let mut seen = Vec::new();
+        assert_eq!(outcome(&mut rx, id, &mut seen).await.unwrap(), "{}");
+        drop(t);
+        let gone = Instant::now();
+        // Not a zombie either: gone from /proc once reaped.
+        while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            assert!(gone.elapsed() < WAIT, "the server is shut down and reaped");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    });
 }

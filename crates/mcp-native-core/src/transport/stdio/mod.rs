@@ -31,7 +31,7 @@ mod writer;
 use std::collections::VecDeque;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -52,6 +52,7 @@ pub use process::signal_name;
 use process::{async_fd, spawn};
 use shared::{Flags, Reader, Shared, State, Table};
 use stderr::{Tail, drain_stderr};
+pub use writer::MAX_STDIN_BACKLOG;
 use writer::Writer;
 
 pub use super::DEFAULT_MAX_MESSAGE_BYTES;
@@ -175,7 +176,11 @@ impl StdioTransport {
         sink: Arc<dyn EventSink>,
         timeout_ms: u64,
     ) -> Result<Self, Error> {
-        let rt = runtime::handle();
+        // The child, its owner and its stderr always live on the crate's runtime, whatever
+        // runtime the caller has: on a caller's runtime that ends first (a short-lived runtime
+        // of a Rust program, a test's), the owner would go with it, and with the owner whoever
+        // reaps the child and shuts it down when the transport is dropped.
+        let rt = runtime::runtime().clone();
         let _enter = rt.enter();
         let (mut child, caller_end) = spawn(config, &rt)?;
         // A child whose id cannot be read has already been reaped; never go on with group 0
@@ -223,11 +228,12 @@ impl StdioTransport {
             }),
             out: Mutex::new(Writer {
                 outbox: VecDeque::new(),
+                queued: 0,
                 front_written: 0,
                 stdin: Some(stdin.as_raw_fd()),
                 broken: None,
             }),
-            backlog: AtomicBool::new(false),
+            backlog: AtomicUsize::new(0),
             broken: AtomicBool::new(false),
             wake: Notify::new(),
             sink: sink.clone(),
@@ -328,14 +334,20 @@ impl StdioTransport {
         let mut earlier = false;
         let mut frames = Vec::with_capacity(requests.len());
         let mut immediate = Vec::new();
+        let mut queued = shared.backlog.load(Ordering::Acquire);
         for r in requests {
             if r.timeout_ms == 0 {
                 r.reply
                     .deliver(r.id, Err(Error::Timeout { ms: 0 }), &mut immediate);
                 continue;
             }
-            // Registered before it is written, so that the answer always finds it.
             let frame = jsonrpc::request_frame_json(r.id, r.method_json, r.params);
+            if let Err(full) = Writer::admits(queued, frame.len()) {
+                r.reply.deliver(r.id, Err(full), &mut immediate);
+                continue;
+            }
+            queued += frame.len();
+            // Registered before it is written, so that the answer always finds it.
             let deadline =
                 table
                     .pending
@@ -359,8 +371,7 @@ impl StdioTransport {
     /// Queues a notification.
     pub fn notify_now(&self, method: &str, params: Option<&str>) -> Result<(), Error> {
         self.open_shared()?
-            .send(None, jsonrpc::notification_frame(method, params));
-        Ok(())
+            .send(None, jsonrpc::notification_frame(method, params))
     }
 
     fn end_conn(&self, how: State) -> bool {
@@ -399,8 +410,7 @@ impl Transport for StdioTransport {
 
     fn respond(&self, id: &str, outcome: Result<&str, &str>) -> Result<(), Error> {
         self.open_shared()?
-            .send(None, jsonrpc::reply_frame(id, outcome));
-        Ok(())
+            .send(None, jsonrpc::reply_frame(id, outcome))
     }
 
     /// Dropped from the queue if unsent, otherwise the server gets `notifications/cancelled`.

@@ -206,7 +206,7 @@ impl Owner {
                 });
                 return self.ended_because(None, Some(cause));
             }
-            let backlog = self.shared.backlog.load(Ordering::Acquire);
+            let backlog = self.shared.backlog.load(Ordering::Acquire) > 0;
             if deadline != timer_at {
                 timer_at = deadline;
                 timer.as_mut().reset(deadline.unwrap_or(far));

@@ -1,7 +1,7 @@
 //! What the caller's thread and the owner task share: the request table, the writer, the
 //! stdout decoder, and the switches the caller flips.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
@@ -69,8 +69,9 @@ impl Table {
 pub(super) struct Shared {
     pub(super) table: Mutex<Table>,
     pub(super) out: Mutex<Writer>,
-    /// Frames are waiting in the writer's outbox (read by the owner without the lock).
-    pub(super) backlog: AtomicBool,
+    /// Bytes waiting in the writer's outbox ([`Writer::queued`], read without the lock: by the
+    /// owner, and by senders checking the bound).
+    pub(super) backlog: AtomicUsize,
     /// Stdin broke ([`Writer::broken`] is set): the owner ends the connection.
     pub(super) broken: AtomicBool,
     /// Wakes the owner: new backlog, an earlier deadline, close, end of a caller-read stdout.
@@ -126,8 +127,7 @@ impl Shared {
     pub(super) fn write_with(&self, f: impl FnOnce(&mut Writer) -> bool) {
         let mut out = self.out();
         let started = f(&mut out);
-        self.backlog
-            .store(!out.outbox.is_empty(), Ordering::Release);
+        self.backlog.store(out.queued, Ordering::Release);
         let broken = out.broken.is_some();
         drop(out);
         if broken {
@@ -143,8 +143,12 @@ impl Shared {
         self.pipe.get_or_init(|| super::pipe::grow(fd));
     }
 
-    pub(super) fn send(&self, id: Option<u64>, frame: Vec<u8>) {
+    /// Queues a frame that answers nothing (a notification, a reply): refused at the bound
+    /// ([`Writer::admits`]).
+    pub(super) fn send(&self, id: Option<u64>, frame: Vec<u8>) -> Result<(), Error> {
+        Writer::admits(self.backlog.load(Ordering::Acquire), frame.len())?;
         self.write_with(|w| w.send(id, frame));
+        Ok(())
     }
 
     pub(super) fn forget(&self, id: u64, reason: &str, tell: bool) {
@@ -214,8 +218,10 @@ impl Shared {
             }
         }
         drop(table);
+        // Our own replies (ping, unknown method): past the backlog bound one is dropped; the
+        // server is not reading its stdin and would not read it.
         for frame in replies {
-            self.send(None, frame);
+            let _ = self.send(None, frame);
         }
         out
     }

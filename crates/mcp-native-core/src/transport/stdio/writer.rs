@@ -4,7 +4,14 @@
 use std::collections::VecDeque;
 use std::os::fd::RawFd;
 
+use crate::error::Error;
 use crate::jsonrpc;
+
+/// The most bytes that wait for a server to read its stdin. A frame that would take the waiting
+/// bytes past it is refused ([`Error::Backlog`]) unless nothing is waiting (a single large
+/// request always goes): a server that leaves this much unread is not reading, and every
+/// request, notification or reply queued behind it would only grow the process.
+pub const MAX_STDIN_BACKLOG: usize = 64 * 1024 * 1024;
 
 pub(super) struct Outgoing {
     /// The request this frame carries, so that an unsent frame can be dropped on cancel.
@@ -17,6 +24,8 @@ pub(super) struct Outgoing {
 pub(super) struct Writer {
     /// Frames waiting for stdin to become writable, in order.
     pub(super) outbox: VecDeque<Outgoing>,
+    /// Bytes of the outbox not yet written (at most about [`MAX_STDIN_BACKLOG`]).
+    pub(super) queued: usize,
     /// Bytes of the front frame already written.
     pub(super) front_written: usize,
     /// The raw stdin descriptor while it is open. The owner closes it only after clearing this
@@ -28,6 +37,19 @@ pub(super) struct Writer {
 }
 
 impl Writer {
+    /// Whether `len` more bytes may wait: the bound of [`MAX_STDIN_BACKLOG`], given `queued`
+    /// bytes waiting (the outbox's, plus frames of the same call already admitted).
+    pub(super) fn admits(queued: usize, len: usize) -> Result<(), Error> {
+        if queued == 0 || queued.saturating_add(len) <= MAX_STDIN_BACKLOG {
+            Ok(())
+        } else {
+            Err(Error::Backlog {
+                bytes: queued,
+                limit: MAX_STDIN_BACKLOG,
+            })
+        }
+    }
+
     /// Queues `frame` and writes what stdin takes right now. Returns true when bytes are left
     /// waiting where nothing was waiting before (the owner must then watch stdin).
     pub(super) fn send(&mut self, id: Option<u64>, frame: Vec<u8>) -> bool {
@@ -43,8 +65,10 @@ impl Writer {
             return false; // stdin is gone: the frames cannot be delivered; deadlines still run
         }
         let was_idle = self.outbox.is_empty();
-        self.outbox
-            .extend(frames.map(|(id, frame)| Outgoing { id, frame }));
+        for (id, frame) in frames {
+            self.queued += frame.len();
+            self.outbox.push_back(Outgoing { id, frame });
+        }
         if was_idle {
             self.flush();
         }
@@ -87,6 +111,7 @@ impl Writer {
 
     /// Pops the frames that `n` written bytes completed.
     pub(super) fn consume(&mut self, mut n: usize) {
+        self.queued -= n.min(self.queued);
         while n > 0 {
             let Some(front) = self.outbox.front() else {
                 break;
@@ -109,7 +134,9 @@ impl Writer {
     pub(super) fn forget(&mut self, id: u64, reason: &str, tell: bool) -> bool {
         match self.outbox.iter().position(|o| o.id == Some(id)) {
             Some(pos) if pos > 0 || self.front_written == 0 => {
-                self.outbox.remove(pos);
+                if let Some(dropped) = self.outbox.remove(pos) {
+                    self.queued -= dropped.frame.len().min(self.queued);
+                }
                 false
             }
             _ if tell => self.send(None, jsonrpc::cancelled_frame(id, reason)),
@@ -129,6 +156,61 @@ impl Writer {
     pub(super) fn close(&mut self) {
         self.stdin = None;
         self.outbox.clear();
+        self.queued = 0;
         self.front_written = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer(frames: &[usize]) -> Writer {
+        Writer {
+            outbox: frames
+                .iter()
+                .enumerate()
+                .map(|(i, &len)| Outgoing {
+                    id: Some(i as u64),
+                    frame: vec![b'x'; len],
+                })
+                .collect(),
+            queued: frames.iter().sum(),
+            front_written: 0,
+            stdin: None,
+            broken: None,
+        }
+    }
+
+    #[test]
+    fn the_backlog_bound_refuses_only_past_it_and_never_when_nothing_waits() {
+        assert!(
+            Writer::admits(0, MAX_STDIN_BACKLOG * 2).is_ok(),
+            "one large frame goes"
+        );
+        assert!(Writer::admits(MAX_STDIN_BACKLOG - 10, 10).is_ok());
+        let refused = Writer::admits(MAX_STDIN_BACKLOG - 10, 11).unwrap_err();
+        assert_eq!(refused.code(), "MCP_BACKLOG");
+        assert_eq!(
+            refused.to_string(),
+            format!(
+                "stdin backlog: {} bytes wait for the server to read them (limit 67108864 bytes)",
+                MAX_STDIN_BACKLOG - 10
+            )
+        );
+    }
+
+    #[test]
+    fn queued_follows_writes_drops_and_close() {
+        let mut w = writer(&[100, 50, 25]);
+        w.consume(60); // part of the first frame
+        assert_eq!(w.queued, 115);
+        assert_eq!(w.front_written, 60);
+        w.consume(40); // the rest of the first
+        assert_eq!((w.queued, w.outbox.len()), (75, 2));
+        assert!(!w.forget(2, "gone", false), "an unsent frame is dropped");
+        assert_eq!((w.queued, w.outbox.len()), (50, 1));
+        w.close();
+        assert_eq!((w.queued, w.outbox.len()), (0, 0));
     }
 }
