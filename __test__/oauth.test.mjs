@@ -546,6 +546,47 @@ describe('MCPOAuthFlow.login() (SPEC 8.7)', () => {
     await expectStopped(ctrl.urls[0])
   }, 10000)
 
+  it('an onAuth that answers the callback with fetch, and a timeout signal that fires after the login, leave no unhandled rejection', async () => {
+    // The issue's case (3 in 9 such flows on Bun 1.4.5 once): callbackPort and callbackPath in
+    // the config (the 12.7 flow ignores both), the redirect URI on localhost, and
+    // ctrl.signal = AbortSignal.timeout(1000), which fires after each login has resolved.
+    const as = await authServer()
+    const unhandled = []
+    const onUnhandled = (/** @type {unknown} */ reason) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const signals = []
+      const logins = [1, 2, 3].map(async (i) => {
+        const signal = AbortSignal.timeout(1000)
+        signals.push(new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })))
+        const ctrl = controller({
+          signal,
+          onAuth: async (url) => {
+            const u = new URL(url)
+            const back = `${u.searchParams.get('redirect_uri')}?code=c${i}&state=${u.searchParams.get('state')}`
+            expect((await fetch(back)).status).toBe(200)
+          },
+        })
+        const config = {
+          authorizationUrl: `${as.base}/authorize`,
+          tokenUrl: `${as.base}/token`,
+          clientId: 'c',
+          callbackPort: 8765,
+          callbackPath: '/oauth/cb',
+        }
+        return new MCPOAuthFlow(config, ctrl).login()
+      })
+      for (const credentials of await Promise.all(logins)) expect(credentials.access).toBe('at-1')
+      await Promise.all(signals)
+      // A rejection nobody handles is reported after the microtasks of the turn it happened in.
+      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+    expect(unhandled).toEqual([])
+  }, 15000)
+
   it('ctrl.signal also cuts a silent registration short; an aborted signal starts nothing', async () => {
     const as = await authServer({ 'GET /.well-known/oauth-authorization-server': silent() })
     const ac = new AbortController()

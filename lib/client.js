@@ -101,8 +101,9 @@ function rpc(connection, method, params, options) {
 
 /**
  * Pages through a list method (tools/list, resources/list, …): all items of `key`, at most
- * MAX_PAGES pages. A client's connection pages in Rust (one crossing for the whole list);
- * another transport's, here.
+ * MAX_PAGES pages. Every connection the package makes (connectToServer, MCPClient, each server
+ * of MCPManager) pages in Rust (one crossing for the whole list). The loop below is only for a
+ * connection a caller built around a transport object of their own: each page is a call of it.
  * @template T what the server's items are said to be (they are not checked)
  * @param {MCPServerConnection} connection
  * @param {string} method
