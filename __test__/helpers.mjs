@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+/** Where napi-rs writes the generated loader (native.js) and the locally built `.node`, side by side. */
+export const NATIVE_DIR = ROOT
 export const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 export const NODE = process.versions.bun ? 'node' : process.execPath
 
