@@ -1,4 +1,4 @@
-// mcp-native: public type declarations (hand-written; the generated loader's are in native.d.ts).
+// mcp-native: public type declarations (hand-written; the generated loader's are in native/index.d.ts).
 
 // ---------------------------------------------------------------------------------------------
 // JSON-RPC

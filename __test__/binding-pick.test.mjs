@@ -1,4 +1,4 @@
-// Which binary the generated loader (napi-rs's, native.js) asks for on each platform the agent
+// Which binary the generated loader (napi-rs's, native/index.js) asks for on each platform the agent
 // ships for (issue 30): the loader runs with `process.platform`, `process.arch` and /usr/bin/ldd
 // faked, and every `require` it makes is recorded and refused, so the order of what it tries is
 // what a machine of that kind would load first: the `.node` beside the loader (a local build),
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 
 import { NATIVE_DIR } from './helpers.mjs'
 
-const LOADER = readFileSync(join(NATIVE_DIR, 'native.js'), 'utf8')
+const LOADER = readFileSync(join(NATIVE_DIR, 'index.js'), 'utf8')
 const BINARY = 'mcp-native'
 
 /**
@@ -41,7 +41,7 @@ function asked({ platform, arch, libc, msvc = true }) {
   const fakeProcess = { platform, arch, env: {}, config, report: undefined, versions: process.versions, version: process.version }
   const module = { exports: {} }
   const run = new Function('require', 'module', 'exports', 'process', '__dirname', '__filename', LOADER)
-  expect(() => run(fakeRequire, module, module.exports, fakeProcess, NATIVE_DIR, join(NATIVE_DIR, 'native.js'))).toThrow()
+  expect(() => run(fakeRequire, module, module.exports, fakeProcess, NATIVE_DIR, join(NATIVE_DIR, 'index.js'))).toThrow()
   return requests
 }
 

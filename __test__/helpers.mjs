@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-/** Where napi-rs writes the generated loader (native.js) and the locally built `.node`, side by side. */
-export const NATIVE_DIR = ROOT
+/** Where napi-rs writes the generated loader (index.js, index.d.ts) and the locally built `.node`, side by side. */
+export const NATIVE_DIR = join(ROOT, 'native')
 export const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 export const NODE = process.versions.bun ? 'node' : process.execPath
 
@@ -109,7 +109,7 @@ export async function startEverything(mode) {
 }
 
 /** The kinds of the events from Rust, as the addon defines them (src/sink.rs `EventKind`). */
-export const EventKind = createRequire(import.meta.url)('../native.js').EventKind
+export const EventKind = createRequire(import.meta.url)('../native/index.js').EventKind
 
 /**
  * The kinds of the events a transport (or a client's face) handles from now on, in order

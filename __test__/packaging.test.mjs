@@ -59,7 +59,7 @@ describe('the dependency tree for macOS', () => {
 // by the JS faces from the addon (issue "fewer moving parts", item 4): a kind the JS names that the
 // addon lacks would be `undefined` in a `case`, and match nothing, silently.
 describe('what the JS faces read from the addon', () => {
-  const native = createRequire(import.meta.url)('../native.js')
+  const native = createRequire(import.meta.url)('../native/index.js')
 
   it('every EventKind the JS faces name exists, with its own number', () => {
     const named = new Set()
@@ -83,5 +83,38 @@ describe('what the JS faces read from the addon', () => {
       const text = readFileSync(join(ROOT, 'lib', file), 'utf8')
       expect(text, file).not.toMatch(/'2025-03-26'|\bcase \d+:|=== 1[1-4]\b/)
     }
+  })
+})
+
+// One package per platform (issue 30), napi-rs's layout: npm/<platform>/package.json, each with
+// the os/cpu (and libc) npm installs it for and the one `.node` it ships; the root names them only
+// when packed (scripts/pack.mjs), so that `npm ci` of the repository needs none of them.
+describe('the platform packages', () => {
+  const dirs = readdirSync(join(ROOT, 'npm')).filter((d) => !d.startsWith('.'))
+  const leaves = dirs.map((d) => [d, JSON.parse(readFileSync(join(ROOT, 'npm', d, 'package.json'), 'utf8'))])
+
+  it('one folder per napi target, named as the loader asks for it', () => {
+    expect(dirs.length).toBe(pkg.napi.targets.length)
+    for (const [dir, leaf] of leaves) {
+      expect(leaf.name).toBe(`mcp-native-${dir}`)
+      expect(leaf.version).toBe(pkg.version)
+      expect(leaf.main).toBe(`mcp-native.${dir}.node`)
+      expect(leaf.files).toEqual([leaf.main])
+    }
+  })
+
+  it('each says which machines it is for, and asks no more of the runtime than the root', () => {
+    for (const [dir, leaf] of leaves) {
+      const [os, cpu, libc] = dir.split('-')
+      expect(leaf.os, dir).toEqual([os])
+      expect(leaf.cpu, dir).toEqual([cpu])
+      if (os === 'linux') expect(leaf.libc, dir).toEqual([libc === 'musl' ? 'musl' : 'glibc'])
+      expect(leaf.engines, dir).toEqual(pkg.engines)
+    }
+  })
+
+  it('the repository root depends on none of them, and ships no binary', () => {
+    expect(pkg.optionalDependencies).toBeUndefined()
+    expect(pkg.files.filter((f) => f.includes('.node'))).toEqual([])
   })
 })

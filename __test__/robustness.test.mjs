@@ -11,7 +11,7 @@ import { createHttpTransport, createStdioTransport, HttpTransport, MCPClient, MC
 import { alive, FIXTURE, fixture, marker, NODE, processesWith, ROOT, settle, startHttpFixture, tcpOpen, waitFor } from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
-const native = require('../native.js')
+const native = require('../native/index.js')
 
 let server
 let base

@@ -18,7 +18,7 @@ import { lineSplitter } from './floor.mjs'
 import { median } from './rates.mjs'
 
 const require = createRequire(import.meta.url)
-const native = require('../native.js')
+const native = require('../native/index.js')
 
 const K = 40
 const ROUNDS = Number(process.argv[2] ?? 20000)

@@ -7,7 +7,7 @@
 // whose requests go straight to the client's connection (one crossing per call).
 
 const root = require('./core.js')
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { nativeOAuth } = require('./oauth-client.js')
 
 // The kinds of the events from Rust (src/sink.rs `EventKind`).

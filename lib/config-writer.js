@@ -6,7 +6,7 @@
 
 const path = require('node:path')
 const { fileURLToPath } = require('node:url')
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { agentDir } = require('./agent-dir.js')
 
 /** @typedef {import('../index.js').MCPConfigFile} MCPConfigFile */

@@ -5,7 +5,7 @@
 // caller's logger.
 
 const path = require('node:path')
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { homeDir } = require('./agent-dir.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */

@@ -1,11 +1,11 @@
 'use strict'
-// The transports: a thin JS layer over the generated loader (native.js). What lives
+// The transports: a thin JS layer over the generated loader (native/index.js). What lives
 // here is what only JS can do: promises, AbortSignal, assignable onX properties, the exit hook.
 // Everything else (framing, correlation, deadlines, process lifecycle) is in Rust.
 
 const net = require('node:net')
 const { isMainThread } = require('node:worker_threads')
-const native = require('../native.js')
+const native = require('../native/index.js')
 
 // The kinds of the events from Rust (src/sink.rs `EventKind`), defined there once.
 const K = native.EventKind
@@ -42,8 +42,8 @@ const CLOSED_EVENT_WAIT_MS = 15000
 // already be written, and one aborted then is cancelled at the server like any other.
 const FLUSH_AT = 8 * 4
 
-/** @typedef {import('../native.js').NativeStdio} NativeStdio */
-/** @typedef {import('../native.js').NativeHttp} NativeHttp */
+/** @typedef {import('../native/index.js').NativeStdio} NativeStdio */
+/** @typedef {import('../native/index.js').NativeHttp} NativeHttp */
 /** @typedef {import('../index.js').MCPError} MCPError */
 /** @typedef {import('../index.js').MCPRequestOptions} MCPRequestOptions */
 /** @typedef {import('../index.js').MCPRequestHandler} MCPRequestHandler */

@@ -5,7 +5,7 @@
 // injectable parts (tool cache, tool factory, logger, auth storage) that are JS objects.
 
 const path = require('node:path')
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { nativeOAuth } = require('./oauth-client.js')
 const { agentDir } = require('./agent-dir.js')
 const { loadAllMCPConfigs } = require('./config.js')

@@ -6,7 +6,7 @@
 // rejection, a wrong type or a promise that never settles becomes a rejection with a fixed text
 // (never the user's message, which might hold a token), so the Rust side always gets an answer.
 
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { makeError } = require('./core.js')
 
 /** How long `onAuthorize` may take (the user's time in the browser): 5 minutes (SPEC 10.3). */

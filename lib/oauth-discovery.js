@@ -7,7 +7,7 @@
 // only imitate. The discovery GETs run in Rust (src/oauth/discovery.rs), each bounded by a
 // deadline, through the package's HTTP client (proxies, extra CAs).
 
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { swallow } = require('./core.js')
 
 /** @typedef {import('./entries/oauth-discovery.js').OAuthEndpoints} OAuthEndpoints */

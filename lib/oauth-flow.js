@@ -8,14 +8,14 @@
 // callbacks. A callback that throws, rejects or never returns cannot crash the host or leave
 // `login()` unsettled: every wait is bounded by the flow's own deadlines.
 
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { safeString, swallow, toError } = require('./core.js')
 
 /** @typedef {import('./entries/oauth-flow.js').MCPOAuthConfig} MCPOAuthConfig */
 /** @typedef {import('./entries/oauth-flow.js').OAuthController} OAuthController */
 /** @typedef {import('./entries/oauth-flow.js').OAuthCredentials} OAuthCredentials */
 /** @typedef {import('./entries/oauth-flow.js').MCPOAuthFlowOptions} MCPOAuthFlowOptions */
-/** @typedef {import('../native.js').NativeOAuthFlow} NativeOAuthFlow */
+/** @typedef {import('../native/index.js').NativeOAuthFlow} NativeOAuthFlow */
 
 /**
  * The token endpoint's 2xx body (RFC 6749 §5.1), parsed but not checked: Rust passes it on as

@@ -3,7 +3,7 @@
 // JavaScript on purpose — the agent reads and calls them; a call is one `tools/call` through the
 // client (one crossing into Rust), names come from the Rust core.
 
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { callTool } = require('./client.js')
 const { safeString } = require('./core.js')
 

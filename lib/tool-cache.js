@@ -7,7 +7,7 @@
 const { createHash } = require('node:crypto')
 const path = require('node:path')
 const { fileURLToPath } = require('node:url')
-const native = require('../native.js')
+const native = require('../native/index.js')
 const { safeString, swallow } = require('./core.js')
 const { agentDir } = require('./agent-dir.js')
 
@@ -112,7 +112,7 @@ class MCPToolCache {
   #timeout
   /**
    * The store `open()` made, closed by `close()`; an injected storage is never closed here.
-   * @type {import('../native.js').NativeCacheStore | null}
+   * @type {import('../native/index.js').NativeCacheStore | null}
    */
   #owned = null
 

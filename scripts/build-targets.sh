@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `npm run build:targets [-- <platform>…]` (issue 30): builds the addon for every platform the
+# agent ships on that this Linux machine can build, each into its npm/<platform>/ folder as
+# mcp-native.<platform>.node, and prints a line per target: size, gzipped size, libc floor.
+#
+# Platforms (npm/ folder names): linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl
+# darwin-x64 darwin-arm64 (default: all of them). The development build (`npm run build`, what
+# `npm ci` runs) stays a plain host build with rustup; only this script needs the toolchains below.
+#
+# Toolchains, all from the package registries (`rustup target add` cannot download here):
+# - zig as C compiler and linker, through cargo-zigbuild (PyPI `ziglang`, `cargo-zigbuild`, in a
+#   virtualenv under target/), for every target: the `.2.17` suffix of a gnu target pins the glibc
+#   floor (no symbol newer than GLIBC_2.17, checked below with objdump);
+# - linux-x64-gnu with rustup's own toolchain and std;
+# - every other target with Debian's rustc and the standard library built from its sources
+#   (`apt-get install rustc-web cargo-web rust-web-src`; `-Zbuild-std`, RUSTC_BOOTSTRAP=1). Debian
+#   moves rustc-web with security updates: the version used is read and printed, never pinned.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 darwin-arm64)
+if [ "$#" -gt 0 ]; then platforms=("$@"); else platforms=("${all[@]}"); fi
+
+venv="target/zig-venv"
+if [ ! -x "$venv/bin/cargo-zigbuild" ]; then
+  echo "build-targets: installing ziglang and cargo-zigbuild into $venv" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check ziglang==0.17.1 cargo-zigbuild==0.24.1
+fi
+zigbin="$PWD/$venv/bin"
+
+needs_debian_rust() {
+  if [ ! -x /usr/bin/rustc ] || [ ! -d /usr/lib/rustlib/src/rust/library ]; then
+    echo "build-targets: $1 needs Debian's rustc and std sources: apt-get install rustc-web cargo-web rust-web-src" >&2
+    exit 2
+  fi
+}
+
+# The Rust target of each platform, and the file cargo writes.
+rust_target() {
+  case "$1" in
+    linux-x64-gnu) echo x86_64-unknown-linux-gnu.2.17 ;;
+    linux-arm64-gnu) echo aarch64-unknown-linux-gnu.2.17 ;;
+    linux-x64-musl) echo x86_64-unknown-linux-musl ;;
+    linux-arm64-musl) echo aarch64-unknown-linux-musl ;;
+    darwin-x64) echo x86_64-apple-darwin ;;
+    darwin-arm64) echo aarch64-apple-darwin ;;
+    *) echo "build-targets: unknown platform $1 (one of: ${all[*]})" >&2; exit 2 ;;
+  esac
+}
+
+for platform in "${platforms[@]}"; do
+  target="$(rust_target "$platform")"
+  triple="${target%.2.17}"
+  case "$triple" in *apple-darwin) lib=libmcp_native.dylib ;; *) lib=libmcp_native.so ;; esac
+  out="npm/$platform/mcp-native.$platform.node"
+  started=$SECONDS
+  if [ "$platform" = linux-x64-gnu ]; then
+    # rustup's toolchain has this target's std.
+    echo "== $platform: $target ($(rustc --version))" >&2
+    PATH="$zigbin:$PATH" CARGO_TARGET_DIR="$PWD/target/targets" \
+      cargo zigbuild --release --locked -p mcp-native --target "$target"
+  else
+    needs_debian_rust "$platform"
+    echo "== $platform: $target ($(/usr/bin/rustc --version), std built from source)" >&2
+    flags=""
+    # A musl cdylib must link the C library dynamically (Rust's musl default is static).
+    case "$triple" in *musl) flags="-C target-feature=-crt-static" ;; esac
+    # The venv's python first (cargo-zigbuild runs zig through it), then Debian's cargo and rustc.
+    PATH="$zigbin:/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 RUSTFLAGS="$flags" \
+      CARGO_TARGET_DIR="$PWD/target/targets" \
+      /usr/bin/cargo zigbuild --release --locked -p mcp-native --target "$target" -Zbuild-std=std,panic_unwind
+  fi
+  cp "target/targets/$triple/release/$lib" "$out"
+  size=$(stat -c %s "$out")
+  gz=$(gzip -9 -c "$out" | wc -c)
+  floor="-"
+  case "$triple" in
+    *linux-gnu)
+      floor="GLIBC_$(objdump -T "$out" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -1)"
+      if [ "$(printf '%s\n2.17\n' "${floor#GLIBC_}" | sort -V | tail -1)" != 2.17 ]; then
+        echo "build-targets: $out needs $floor, above the floor of 2.17" >&2
+        exit 1
+      fi
+      ;;
+    *linux-musl) floor="musl" ;;
+    *apple-darwin)
+      if grep -aqE '/System/Library/Frameworks/' "$out"; then
+        echo "build-targets: $out links an Apple framework" >&2
+        exit 1
+      fi
+      floor="libSystem"
+      ;;
+  esac
+  echo "built $platform $out $size bytes, gzip -9 $gz bytes, $floor, $((SECONDS - started)) s"
+done

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// Smoke-tests one platform package (issue 30) the way a user gets it: the root tarball and the
+// platform tarball (`npm run pack:all`) installed into an empty folder by npm, no Rust anywhere,
+// then scripts/smoke/client.mjs run by the target's own runtime against an HTTPS MCP server on
+// 127.0.0.1 (its certificate from the tests' CA, trusted through NODE_EXTRA_CA_CERTS) and the
+// stdio fixture server.
+//
+//   node scripts/smoke/run.mjs --platform=linux-arm64-gnu -- <runtime command…>
+//
+// The runtime command may be a plain binary, or an emulator and a binary. Exits non-zero, saying
+// why, unless the stdio call, the HTTPS call and the SQLite cache all worked.
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:https'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const TLS = join(ROOT, '__test__', 'fixture', 'tls')
+const args = process.argv.slice(2)
+const dash = args.indexOf('--')
+const platform = args.find((a) => a.startsWith('--platform='))?.slice(11)
+const runtime = dash >= 0 ? args.slice(dash + 1) : []
+if (!platform || runtime.length === 0) {
+  process.stderr.write('usage: node scripts/smoke/run.mjs --platform=<npm/ folder> -- <runtime command…>\n')
+  process.exit(2)
+}
+const leaf = JSON.parse(readFileSync(join(ROOT, 'npm', platform, 'package.json'), 'utf8'))
+const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version
+const pack = join(ROOT, 'target', 'pack')
+
+/** A tiny MCP server over HTTPS: initialize, tools/list (echo), tools/call echo. */
+function httpsServer() {
+  const server = createServer(
+    { key: readFileSync(join(TLS, 'server-key.pem')), cert: readFileSync(join(TLS, 'server.pem')) },
+    (req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => {
+        const msg = JSON.parse(body || '{}')
+        if (msg.id === undefined) return res.writeHead(202).end()
+        const results = {
+          initialize: () => ({
+            protocolVersion: msg.params?.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'smoke', version: '1' },
+          }),
+          'tools/list': () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }),
+          'tools/call': () => ({ content: [{ type: 'text', text: String(msg.params?.arguments?.message ?? '') }] }),
+        }
+        const result = results[msg.method]?.()
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(
+          JSON.stringify(
+            result ? { jsonrpc: '2.0', id: msg.id, result } : { jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'no' } },
+          ),
+        )
+      })
+    },
+  )
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
+}
+
+const consumer = mkdtempSync(join(tmpdir(), 'mcp-native-consumer-'))
+let server
+try {
+  writeFileSync(join(consumer, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}\n')
+  const [os, cpu, libc] = [leaf.os?.[0], leaf.cpu?.[0], leaf.libc?.[0]]
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      `--os=${os}`,
+      `--cpu=${cpu}`,
+      ...(libc ? [`--libc=${libc}`] : []),
+      join(pack, `mcp-native-${version}.tgz`),
+      join(pack, `${leaf.name}-${leaf.version}.tgz`),
+    ],
+    { cwd: consumer, stdio: ['ignore', 'ignore', 'inherit'] },
+  )
+  server = await httpsServer()
+  const url = `https://127.0.0.1:${server.address().port}/mcp`
+  // Not spawnSync: the HTTPS server above runs on this process's event loop.
+  const child = await new Promise((resolve) => {
+    const args = [...runtime.slice(1), join(ROOT, 'scripts', 'smoke', 'client.mjs'), url, join(ROOT, '__test__', 'fixture', 'server.mjs')]
+    const p = spawn(runtime[0], args, {
+      cwd: consumer,
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const out = { stdout: '', stderr: '', status: /** @type {number | null} */ (null), error: /** @type {unknown} */ (null) }
+    p.stdout.on('data', (c) => (out.stdout += c))
+    p.stderr.on('data', (c) => (out.stderr += c))
+    const timer = setTimeout(() => p.kill('SIGKILL'), 300_000)
+    p.on('error', (e) => (out.error = e))
+    p.on('close', (code) => {
+      clearTimeout(timer)
+      out.status = code
+      resolve(out)
+    })
+  })
+  const line = child.stdout?.trim().split('\n').pop() ?? ''
+  let seen
+  try {
+    seen = JSON.parse(line)
+  } catch {
+    throw new Error(`smoke ${platform}: no result (exit ${child.status}, ${child.error ?? ''})\n${child.stdout}\n${child.stderr}`)
+  }
+  const ok = seen.stdio === 'over stdio' && seen.https === 'over https' && JSON.stringify(seen.cache) === '["cached"]'
+  process.stdout.write(`smoke ${platform} (${seen.runtime}): ${ok ? 'ok' : 'FAILED'} ${JSON.stringify(seen)}\n`)
+  if (!ok) process.exitCode = 1
+} finally {
+  server?.close()
+  rmSync(consumer, { recursive: true, force: true })
+}
