@@ -3,7 +3,10 @@
 // at test time into a cache folder outside the repository — never as devDependencies, whose
 // `os`/`cpu` restrictions would break `npm ci` on other platforms.
 //
-//   node scripts/runtimes.mjs path <name>     prints the binary's path, installing it if missing
+//   node scripts/runtimes.mjs path <name> [--arch=arm64] [--libc=musl]
+//                                             prints the binary's path, installing it if missing
+//                                             (another arch or libc than this machine's: for the
+//                                             builds of other platforms, run under qemu-user)
 //   node scripts/runtimes.mjs install [name…] installs (default: every pinned runtime)
 //   node scripts/runtimes.mjs list            the pinned runtimes, one a line
 //   node scripts/runtimes.mjs run <name> [arg…]
@@ -48,17 +51,41 @@ function parse(spec) {
   return { name, version }
 }
 
-/** The npm package that carries the runtime for this platform, and the binary's path in it. */
-function packageOf(name, version) {
-  const arch = process.arch === 'arm64' ? (name === 'bun' ? 'aarch64' : 'arm64') : process.arch
-  const exe = process.platform === 'win32' ? `${name}.exe` : name
+/**
+ * @typedef {{ platform: string, arch: string, musl: boolean }} Machine the machine a runtime is
+ * for: this one by default
+ */
+
+/** @returns {Machine} */
+function host() {
+  return { platform: process.platform, arch: process.arch, musl: process.platform === 'linux' && isMusl() }
+}
+
+/**
+ * The npm package that carries the runtime for `machine`, and the binary's path in it.
+ * @param {string} name @param {string} version @param {Machine} machine
+ */
+function packageOf(name, version, { platform, arch: nodeArch, musl }) {
+  const arch = nodeArch === 'arm64' ? (name === 'bun' ? 'aarch64' : 'arm64') : nodeArch
+  const exe = platform === 'win32' ? `${name}.exe` : name
   if (name === 'bun') {
-    const os = process.platform === 'win32' ? 'windows' : process.platform
-    const musl = process.platform === 'linux' && isMusl() ? '-musl' : ''
-    return { pkg: `@oven/bun-${os}-${arch}${musl}@${version}`, bin: join('bin', exe) }
+    const os = platform === 'win32' ? 'windows' : platform
+    return { pkg: `@oven/bun-${os}-${arch}${musl ? '-musl' : ''}@${version}`, bin: join('bin', exe) }
   }
-  const os = process.platform === 'win32' ? 'win' : process.platform
-  return { pkg: `node-${os}-${arch}@${version}`, bin: process.platform === 'win32' ? exe : join('bin', exe) }
+  if (musl) throw new Error('runtimes: npm has no musl build of Node')
+  const os = platform === 'win32' ? 'win' : platform
+  return { pkg: `node-${os}-${arch}@${version}`, bin: platform === 'win32' ? exe : join('bin', exe) }
+}
+
+/**
+ * The environment a runtime of `machine` runs in here: for an arm64 glibc binary on x64,
+ * qemu-user (through binfmt_misc) loads its libraries from Debian's cross sysroot
+ * (`apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross`).
+ * @param {Machine} machine
+ */
+export function emulated(machine) {
+  if (machine.arch === process.arch || machine.platform !== 'linux' || machine.musl) return process.env
+  return { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu', ...process.env }
 }
 
 function isMusl() {
@@ -69,12 +96,14 @@ function isMusl() {
 /**
  * The binary of a runtime, installed into the cache if it is not there yet.
  * @param {string} spec
+ * @param {Partial<Machine>} [machine] another machine's build (default: this machine's)
  * @returns {string}
  */
-export function runtimePath(spec) {
+export function runtimePath(spec, machine = {}) {
   const { name, version } = parse(spec)
-  const { pkg, bin } = packageOf(name, version)
-  const dir = join(CACHE, `${name}-${version}-${process.platform}-${process.arch}`)
+  const target = { ...host(), ...machine }
+  const { pkg, bin } = packageOf(name, version, target)
+  const dir = join(CACHE, `${name}-${version}-${target.platform}-${target.arch}${target.musl ? '-musl' : ''}`)
   const path = join(dir, bin)
   if (existsSync(path)) return path
   mkdirSync(CACHE, { recursive: true })
@@ -90,7 +119,9 @@ export function runtimePath(spec) {
     execFileSync('tar', ['-xzf', join(tmp, tgz), '-C', tmp])
     const unpacked = join(tmp, 'package')
     chmodSync(join(unpacked, bin), 0o755)
-    const said = execFileSync(join(unpacked, bin), ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
+    const said = execFileSync(join(unpacked, bin), ['--version'], { encoding: 'utf8', env: emulated(target) })
+      .trim()
+      .replace(/^v/, '')
     if (said !== version) throw new Error(`${pkg}: the binary says it is ${said}, not ${version}`)
     rmSync(dir, { recursive: true, force: true })
     try {
@@ -107,8 +138,11 @@ export function runtimePath(spec) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [cmd, ...rest] = process.argv.slice(2)
-  if (cmd === 'path' && rest.length === 1) {
-    process.stdout.write(`${runtimePath(rest[0])}\n`)
+  const flag = (/** @type {string} */ f) => rest.find((a) => a.startsWith(`--${f}=`))?.slice(f.length + 3)
+  const machine = { ...(flag('arch') ? { arch: flag('arch') } : {}), ...(flag('libc') ? { musl: flag('libc') === 'musl' } : {}) }
+  const plain = rest.filter((a) => !a.startsWith('--'))
+  if (cmd === 'path' && plain.length === 1) {
+    process.stdout.write(`${runtimePath(plain[0], machine)}\n`)
   } else if (cmd === 'run' && rest.length >= 1) {
     const bin = runtimePath(rest[0])
     process.stderr.write(`runtimes: ${rest[0]} = ${bin}\n`)
