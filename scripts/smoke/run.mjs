@@ -77,6 +77,8 @@ try {
       `--os=${os}`,
       `--cpu=${cpu}`,
       ...(libc ? [`--libc=${libc}`] : []),
+      // Another machine's package (run here under an emulator): npm would refuse it (EBADPLATFORM).
+      ...(os !== process.platform || cpu !== process.arch ? ['--force'] : []),
       join(pack, `mcp-native-${version}.tgz`),
       join(pack, `${leaf.name}-${leaf.version}.tgz`),
     ],
