@@ -935,3 +935,33 @@ fn a_server_outlives_the_runtime_that_asked_for_it_and_goes_with_its_transport()
         }
     });
 }
+
+/// SPEC 11.6: on Linux the server runs in a session of its own (`setsid`), leading its own process
+/// group; the host's session is not its.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn on_linux_the_server_leads_a_session_and_group_of_its_own() {
+    let (t, _rx) = connect(fixture(&[]));
+    let pid = t.pid().expect("the server's pid") as i32;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command's closing parenthesis: state, ppid, pgrp, session.
+    let fields: Vec<i32> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .take(3)
+        .map(|f| f.parse().unwrap())
+        .collect();
+    let (pgrp, session) = (fields[1], fields[2]);
+    assert_eq!(pgrp, pid, "its own process group");
+    assert_eq!(session, pid, "its own session");
+    // SAFETY: getsid(0) asks for the calling process's session; no preconditions.
+    assert_ne!(
+        session,
+        unsafe { libc::getsid(0) },
+        "not the host's session"
+    );
+    assert!(t.close());
+}

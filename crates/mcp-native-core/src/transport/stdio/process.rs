@@ -104,8 +104,8 @@ fn spawn_here(config: &StdioConfig) -> Result<(Child, Option<OwnedFd>), Error> {
         .stdin(Stdio::piped())
         .stdout(stdout)
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(false);
+    own_group(&mut cmd);
     if let Some(env) = &config.env {
         cmd.env_clear();
         cmd.envs(env.iter().map(|(k, v)| (k, v)));
@@ -142,6 +142,30 @@ fn allow_large_writes(socket: &std::os::unix::net::UnixStream) {
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         );
     }
+}
+
+/// The server leads a process group of its own (whose members the shutdown signals). On Linux it
+/// also gets a session of its own (`setsid`, as the agent does since 18.x: no controlling
+/// terminal of the host's); on macOS it stays in the host's session (as the agent keeps it, so
+/// that macOS permission prompts of tools like `xcrun mcpbridge` work). SPEC 11.6.
+#[cfg(target_os = "linux")]
+fn own_group(cmd: &mut tokio::process::Command) {
+    // SAFETY: runs in the forked child before exec; setsid(2) is async-signal-safe. The child is
+    // not a group leader yet, so setsid makes it the leader of a new session and group (pgid =
+    // sid = its pid).
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn own_group(cmd: &mut tokio::process::Command) {
+    cmd.process_group(0);
 }
 
 /// Ties the server to the host process for the case the exit hook cannot cover: the host dying
