@@ -6,40 +6,19 @@
 //
 //   node scripts/smoke/compiled.mjs [--bun=PATH]   (after `npm run pack:all -- --local`)
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 
 import { runtimePath } from '../runtimes.mjs'
+import { installPacked, ROOT } from './install.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const bun = process.argv.find((a) => a.startsWith('--bun='))?.slice(6) ?? runtimePath('bun-newest')
-const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version
-// This machine's platform package (a glibc Linux here).
-const platform = `${process.platform}-${process.arch}-gnu`
-const leaf = JSON.parse(readFileSync(join(ROOT, 'npm', platform, 'package.json'), 'utf8'))
-const pack = join(ROOT, 'target', 'pack')
 
-const build = mkdtempSync(join(tmpdir(), 'mcp-native-compile-'))
+// This machine's platform package (a glibc Linux here).
+const build = installPacked(`${process.platform}-${process.arch}-gnu`)
 const empty = mkdtempSync(join(tmpdir(), 'mcp-native-empty-'))
 try {
-  writeFileSync(join(build, 'package.json'), '{"name":"app","version":"1.0.0","private":true}\n')
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      join(pack, `mcp-native-${version}.tgz`),
-      join(pack, `${leaf.name}-${leaf.version}.tgz`),
-    ],
-    {
-      cwd: build,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  )
   writeFileSync(
     join(build, 'app.mjs'),
     [

@@ -9,14 +9,13 @@
 //
 // The runtime command may be a plain binary, or an emulator and a binary. Exits non-zero, saying
 // why, unless the stdio call, the HTTPS call and the SQLite cache all worked.
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:https'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+import { installPacked, ROOT } from './install.mjs'
+
 const TLS = join(ROOT, '__test__', 'fixture', 'tls')
 const args = process.argv.slice(2)
 const dash = args.indexOf('--')
@@ -26,9 +25,6 @@ if (!platform || runtime.length === 0) {
   process.stderr.write('usage: node scripts/smoke/run.mjs --platform=<npm/ folder> -- <runtime command…>\n')
   process.exit(2)
 }
-const leaf = JSON.parse(readFileSync(join(ROOT, 'npm', platform, 'package.json'), 'utf8'))
-const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version
-const pack = join(ROOT, 'target', 'pack')
 
 /** A tiny MCP server over HTTPS: initialize, tools/list (echo), tools/call echo. */
 function httpsServer() {
@@ -62,28 +58,9 @@ function httpsServer() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
 }
 
-const consumer = mkdtempSync(join(tmpdir(), 'mcp-native-consumer-'))
+const consumer = installPacked(platform)
 let server
 try {
-  writeFileSync(join(consumer, 'package.json'), '{"name":"consumer","version":"1.0.0","private":true}\n')
-  const [os, cpu, libc] = [leaf.os?.[0], leaf.cpu?.[0], leaf.libc?.[0]]
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      `--os=${os}`,
-      `--cpu=${cpu}`,
-      ...(libc ? [`--libc=${libc}`] : []),
-      // Another machine's package (run here under an emulator): npm would refuse it (EBADPLATFORM).
-      ...(os !== process.platform || cpu !== process.arch ? ['--force'] : []),
-      join(pack, `mcp-native-${version}.tgz`),
-      join(pack, `${leaf.name}-${leaf.version}.tgz`),
-    ],
-    { cwd: consumer, stdio: ['ignore', 'ignore', 'inherit'] },
-  )
   server = await httpsServer()
   const url = `https://127.0.0.1:${server.address().port}/mcp`
   // Not spawnSync: the HTTPS server above runs on this process's event loop.
