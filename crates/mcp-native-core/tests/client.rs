@@ -243,6 +243,64 @@ async fn reconnect_after_a_crash_with_a_new_process() {
     client.close().await;
 }
 
+/// Holds the first `Event::Error` of a connection (emitted after the requests in flight failed
+/// and before the `Closed` that tells the client) until the test lets it go.
+struct HoldFirstError {
+    held: tokio::sync::mpsc::UnboundedSender<()>,
+    gate: Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+}
+
+impl EventSink for HoldFirstError {
+    fn emit_all(&self, events: Vec<Event>) {
+        if events.iter().any(|e| matches!(e, Event::Error(_)))
+            && let Some(gate) = self.gate.lock().unwrap().take()
+        {
+            let _ = self.held.send(());
+            let _ = gate.recv_timeout(WAIT);
+        }
+    }
+}
+
+impl mcp_native_core::client::ClientSink for HoldFirstError {}
+
+#[tokio::test]
+async fn a_request_made_after_the_transport_ended_but_before_the_client_saw_it_waits_for_the_reconnect()
+ {
+    let options = ClientOptions {
+        reconnect: Some(ReconnectPolicy {
+            max_attempts: 3,
+            initial_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(50),
+        }),
+        ..ClientOptions::default()
+    };
+    let (held_tx, mut held) = tokio::sync::mpsc::unbounded_channel();
+    let (release, gate) = std::sync::mpsc::channel();
+    let sink = Arc::new(HoldFirstError {
+        held: held_tx,
+        gate: Mutex::new(Some(gate)),
+    });
+    let client = Client::new("fx", fixture(&[]), options, Some(sink));
+    within(client.connect()).await.unwrap();
+    let crash = within(client.request::<Value>("crash", &json!({ "code": 1 })))
+        .await
+        .unwrap_err();
+    assert_eq!(crash.to_string(), "Transport closed");
+    // The transport has ended; its `Closed` waits behind the held event.
+    within(held.recv()).await.unwrap();
+    assert_eq!(client.status(), Status::Connected);
+    let params = json!({ "after": "reconnect" });
+    let mut later = Box::pin(client.request::<Value>("echo", &params));
+    assert!(
+        futures::FutureExt::now_or_never(later.as_mut()).is_none(),
+        "the request failed on the ended connection instead of waiting for the next one"
+    );
+    release.send(()).unwrap();
+    assert_eq!(within(later).await.unwrap(), params);
+    assert_eq!(client.generation(), 2);
+    client.close().await;
+}
+
 #[tokio::test]
 async fn an_expired_http_session_is_reopened_and_the_request_sent_again() {
     let (mut server, base) = start_http_fixture();

@@ -119,8 +119,13 @@ pub(crate) async fn when_connected(client: &Inner, timeout_ms: u64) -> Result<Co
             {
                 let st = lock(&client.state);
                 match st.status {
+                    // A connection whose transport has ended but whose end the client has
+                    // not seen yet (its requests already failed; `on_drop` is on its way):
+                    // wait for what comes next — a reconnect, or the close with its error.
                     Status::Connected => {
-                        if let Some(conn) = &st.conn {
+                        if let Some(conn) = &st.conn
+                            && conn.transport().is_open()
+                        {
                             return Ok(conn.clone());
                         }
                     }
