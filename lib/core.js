@@ -15,9 +15,13 @@ const K = native.EventKind
 // Unix socket (Rust makes a socket pair, as Node's own child_process does), read with a
 // net.Socket on Node and with Bun.connect({ fd }) on Bun, whose net.Socket cannot wrap a
 // descriptor. MCP_NATIVE_RUST_READER=1 makes the Rust I/O thread read instead (the tests run both).
+// Windows: always the Rust side (the server's pipes are Windows pipes, with no socket to share).
 /** @type {any} Bun's global, when running on Bun */
 const Bun = /** @type {any} */ (globalThis).Bun
-const JS_READER = process.env.MCP_NATIVE_RUST_READER !== '1' && (!process.versions.bun || typeof Bun?.connect === 'function')
+const JS_READER =
+  process.platform !== 'win32' &&
+  process.env.MCP_NATIVE_RUST_READER !== '1' &&
+  (!process.versions.bun || typeof Bun?.connect === 'function')
 
 const DEFAULT_TIMEOUT = native.DEFAULT_TIMEOUT_MS
 /** The longest close() waits for the `closed` event of a stdio connection that ended on its own:
@@ -306,7 +310,12 @@ function installExitHook() {
   // uses the package in workers only and exits from the main thread has no hook then; the kill of a
   // finalized object runs on the I/O thread, and on Linux a server also gets SIGTERM when that
   // thread ends (PR_SET_PDEATHSIG); elsewhere its stdin's end is what is left to stop it.
-  if (!isMainThread) return
+  if (!isMainThread) {
+    // This worker's environment is ending: nothing more is delivered into it (Bun 1.3 on Windows
+    // aborts on a call into an ended worker; see src/sink.rs).
+    process.on('exit', () => native.envClosing())
+    return
+  }
   // No server may outlive the host process.
   process.on('exit', () => native.killAllChildren())
 }

@@ -16,7 +16,7 @@ use super::errors::{descriptor_text, guard, notified, promise};
 use super::hot::{bytes, hot_function, number, string, to_js};
 use super::reply_outcome;
 pub(super) use super::sink::TaggedSink;
-use super::sink::{BatchSink, Delivery, batch_of};
+use super::sink::{BatchSink, Delivery, EnvBound, batch_of};
 use super::stdio::read_batch;
 use mcp_native_core::client::{Client, ClientSink, ConnKind, Handler, ServerConfig};
 use mcp_native_core::error::Error as McpError;
@@ -135,7 +135,7 @@ impl NativeClient {
         guard(&env, || {
             let options =
                 client_options(&options_json).map_err(|e| Error::from_reason(e.to_string()))?;
-            let sink = BatchSink::new(on_events)?;
+            let sink = BatchSink::new(&env, on_events)?;
             let placeholder = ServerConfig::stdio("", &[]);
             let client = Client::new(
                 name,
@@ -143,11 +143,14 @@ impl NativeClient {
                 options,
                 Some(sink.clone() as Arc<dyn ClientSink>),
             );
-            let config_cb: ConfigCallback = get_config
-                .build_threadsafe_function::<()>()
-                .callee_handled::<false>()
-                .weak::<true>()
-                .build()?;
+            let config_cb: ConfigCallback = EnvBound::new(
+                &env,
+                get_config
+                    .build_threadsafe_function::<()>()
+                    .callee_handled::<false>()
+                    .weak::<true>()
+                    .build()?,
+            );
             client.set_config_source(Some(Arc::new(JsConfig(Arc::new(config_cb)))));
             Ok(NativeClient {
                 client,
@@ -411,13 +414,22 @@ impl NativeClient {
 
     /// Stdio with a caller-read stdout: connection `generation`'s pipe, once.
     #[napi]
+    /// Windows: always `null` (the transport reads stdout itself there).
     pub fn take_stdout_fd(&self, env: Env, generation: f64) -> Result<Option<i32>> {
-        use std::os::fd::IntoRawFd;
         guard(&env, || {
-            Ok(match self.conn_of(generation).map(|c| c.kind().clone()) {
-                Some(ConnKind::Stdio(t)) => t.take_stdout_fd().map(IntoRawFd::into_raw_fd),
-                _ => None,
-            })
+            #[cfg(unix)]
+            {
+                use std::os::fd::IntoRawFd;
+                Ok(match self.conn_of(generation).map(|c| c.kind().clone()) {
+                    Some(ConnKind::Stdio(t)) => t.take_stdout_fd().map(IntoRawFd::into_raw_fd),
+                    _ => None,
+                })
+            }
+            #[cfg(not(unix))]
+            {
+                let _ = generation;
+                Ok(None)
+            }
         })
     }
 

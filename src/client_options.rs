@@ -17,7 +17,9 @@ use mcp_native_core::client::{
 use mcp_native_core::error::Error as McpError;
 
 /// JS `() => configJson`: the config object as it is now.
-pub(super) type ConfigCallback = ThreadsafeFunction<(), String, (), Status, false, true>;
+/// JS `getConfig() → string`, as its environment allows ([`super::sink::EnvBound`]).
+pub(super) type ConfigCallback =
+    super::sink::EnvBound<ThreadsafeFunction<(), String, (), Status, false, true>>;
 
 /// A JS config (as `core.js` sends it) as a [`ServerConfig`].
 pub(super) fn server_config(json: &str) -> std::result::Result<ServerConfig, McpError> {

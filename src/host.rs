@@ -10,20 +10,25 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use serde_json::Value;
 
-/// JS `host(kind, payloadJson) → Promise<string>`.
-pub(super) type HostCallback =
-    ThreadsafeFunction<(String, String), Promise<String>, (String, String), Status, false, true>;
+use super::sink::EnvBound;
 
-/// The threadsafe, unref'd form of `host`.
+/// JS `host(kind, payloadJson) → Promise<string>`, as its environment allows ([`EnvBound`]).
+pub(super) type HostCallback = EnvBound<
+    ThreadsafeFunction<(String, String), Promise<String>, (String, String), Status, false, true>,
+>;
+
+/// The threadsafe, unref'd form of `host`, which lives in `env`.
 pub(super) fn host_callback(
+    env: &Env,
     host: Function<'_, (String, String), Promise<String>>,
 ) -> Result<Arc<HostCallback>> {
-    Ok(Arc::new(
+    Ok(Arc::new(EnvBound::new(
+        env,
         host.build_threadsafe_function::<(String, String)>()
             .callee_handled::<false>()
             .weak::<true>()
             .build()?,
-    ))
+    )))
 }
 
 /// Calls `host(kind, payload)` and awaits its promise; a throw or rejection is its reason.

@@ -31,7 +31,7 @@ impl NativeHttp {
         guard(&env, || {
             Ok(NativeHttp {
                 inner: None,
-                sink: BatchSink::new(on_events)?,
+                sink: BatchSink::new(&env, on_events)?,
             })
         })
     }

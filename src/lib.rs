@@ -58,6 +58,16 @@ pub fn kill_all_children(env: Env) -> Result<()> {
     })
 }
 
+/// The calling thread's JS environment is ending (`core.js` calls it from a worker's `exit`
+/// event): the sinks of this environment deliver nothing more (see `sink.rs`, `env_closing`).
+#[napi]
+pub fn env_closing(env: Env) -> Result<()> {
+    guard(&env, || {
+        sink::mark_env_closing(&env);
+        Ok(())
+    })
+}
+
 /// Test hook: panics inside an exported call — synchronously, or (`inPromise`) inside the work
 /// of a returned promise — to show that the panic reaches JS as an `Error` with code
 /// `MCP_INTERNAL`. Harmless: it only ever throws or rejects.

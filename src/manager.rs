@@ -172,8 +172,8 @@ impl NativeManager {
         guard(&env, || {
             let client = super::client_options::client_options(&options_json)
                 .map_err(|e| Error::from_reason(e.to_string()))?;
-            let batch = BatchSink::new(on_events)?;
-            let call = super::host::host_callback(host)?;
+            let batch = BatchSink::new(&env, on_events)?;
+            let call = super::host::host_callback(&env, host)?;
             let host = Arc::new(JsHost {
                 call,
                 batch,

@@ -127,7 +127,7 @@ impl NativeOAuth {
         host: Function<'_, (String, String), Promise<String>>,
     ) -> Result<Self> {
         guard(&env, || {
-            let host = super::host::host_callback(host)?;
+            let host = super::host::host_callback(&env, host)?;
             let mut v: Value = serde_json::from_str(&config_json)
                 .map_err(|_| Error::from_reason("the oauth option must be an object"))?;
             let (authorizer_kind, store_kind) = match v.as_object_mut() {

@@ -200,12 +200,32 @@ fn host_maker<C>(
     name: &std::ffi::CStr,
 ) -> Option<ExternalString<C>> {
     *found.get_or_init(|| {
-        // SAFETY: dlsym with a NUL-terminated name; a non-null result is the host's function of
-        // that name, which has this signature (js_native_api.h).
-        let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
+        let f = host_symbol(name);
+        // SAFETY: a non-null result is the host's function of that name, which has this
+        // signature (js_native_api.h).
         (!f.is_null())
             .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, ExternalString<C>>(f) })
     })
+}
+
+/// The address of the host's exported function `name`, or null.
+#[cfg(unix)]
+fn host_symbol(name: &std::ffi::CStr) -> *mut std::ffi::c_void {
+    // SAFETY: dlsym with a NUL-terminated name.
+    unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) }
+}
+
+/// Windows: the host executable exports N-API (node.exe, bun.exe), as napi-rs finds it too.
+#[cfg(windows)]
+fn host_symbol(name: &std::ffi::CStr) -> *mut std::ffi::c_void {
+    use windows_sys::Win32::System::LibraryLoader::{GetModuleHandleW, GetProcAddress};
+    // SAFETY: the module of the running executable (null name: never fails while it runs), and
+    // a NUL-terminated name.
+    unsafe {
+        let host = GetModuleHandleW(std::ptr::null());
+        GetProcAddress(host, name.as_ptr().cast())
+            .map_or(std::ptr::null_mut(), |f| f as *mut std::ffi::c_void)
+    }
 }
 
 fn external_latin1() -> Option<ExternalString<std::ffi::c_char>> {
@@ -354,12 +374,86 @@ pub struct BatchSink {
     taken: Arc<tokio::sync::Notify>,
     /// Locked only to call it or to (un)ref it; `refer`/`unref` need `&mut`. With it, the count
     /// of holds (several faces may share one sink: a manager's servers): referenced while > 0.
-    tsfn: Mutex<(EventCallback, usize)>,
+    /// Left alone rather than released once its environment is ending ([`EnvBound`]).
+    tsfn: EnvBound<Mutex<(EventCallback, usize)>>,
+}
+
+thread_local! {
+    /// This thread's JS environment is going away: set by an env cleanup hook (registered once per
+    /// environment, on its own JS thread — the main thread or a worker's).
+    static ENV_CLOSING: std::cell::OnceCell<Arc<std::sync::atomic::AtomicBool>> =
+        const { std::cell::OnceCell::new() };
+}
+
+/// The flag set when the calling thread's JS environment starts to go away (a worker ending, the
+/// process exiting). Sinks check it before calling into that environment: Bun 1.3 on Windows
+/// aborts the process (`EventLoop.enqueueTaskConcurrent: VM has terminated`) when a threadsafe
+/// function is called after a worker's VM has ended and before the function is finalized, where
+/// N-API says such a call returns `napi_closing`.
+fn env_closing(env: &Env) -> Arc<std::sync::atomic::AtomicBool> {
+    ENV_CLOSING.with(|cell| {
+        cell.get_or_init(|| {
+            let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let set = flag.clone();
+            // Without the hook the flag stays false: calls go on as before.
+            let _ = env.add_env_cleanup_hook(set, |set| {
+                set.store(true, std::sync::atomic::Ordering::Release);
+            });
+            flag
+        })
+        .clone()
+    })
+}
+
+/// A threadsafe function (or what holds one) of one JS environment, released when dropped —
+/// unless that environment is ending: a release then (from the I/O thread, after a worker ended)
+/// is what Bun 1.3 on Windows aborts on (`EventLoop.enqueueTaskConcurrent: VM has terminated`),
+/// and the environment's teardown frees the function anyway.
+pub struct EnvBound<T> {
+    inner: std::mem::ManuallyDrop<T>,
+    closing: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<T> EnvBound<T> {
+    /// `inner`, of the environment `env` (the calling thread's).
+    pub fn new(env: &Env, inner: T) -> Self {
+        EnvBound {
+            inner: std::mem::ManuallyDrop::new(inner),
+            closing: env_closing(env),
+        }
+    }
+
+    /// Whether the environment is ending: nothing should be called into it any more.
+    pub fn closing(&self) -> bool {
+        self.closing.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+impl<T> std::ops::Deref for EnvBound<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T> Drop for EnvBound<T> {
+    fn drop(&mut self) {
+        if !self.closing() {
+            // SAFETY: dropped once, here; `inner` is never used again.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.inner) };
+        }
+    }
+}
+
+/// Marks the calling thread's JS environment as ending, before its own cleanup (a worker's
+/// `exit` event runs before its VM ends; the cleanup hook may run only after).
+pub fn mark_env_closing(env: &Env) {
+    env_closing(env).store(true, std::sync::atomic::Ordering::Release);
 }
 
 impl BatchSink {
-    /// Wraps the JS callback `on_events(batch)`.
-    pub fn new(callback: Function<'_, String, Unknown<'static>>) -> Result<Arc<Self>> {
+    /// Wraps the JS callback `on_events(batch)`, which lives in `env`.
+    pub fn new(env: &Env, callback: Function<'_, String, Unknown<'static>>) -> Result<Arc<Self>> {
         let batch: Arc<Mutex<Batch>> = Arc::default();
         let queue = batch.clone();
         let taken: Arc<tokio::sync::Notify> = Arc::default();
@@ -381,7 +475,7 @@ impl BatchSink {
         Ok(Arc::new(BatchSink {
             batch,
             taken,
-            tsfn: Mutex::new((tsfn, 0)),
+            tsfn: EnvBound::new(env, Mutex::new((tsfn, 0))),
         }))
     }
 
@@ -393,6 +487,9 @@ impl BatchSink {
     }
 
     fn schedule(&self, mut b: std::sync::MutexGuard<'_, Batch>) {
+        if self.tsfn.closing() {
+            return; // nobody is left to take it
+        }
         if !b.scheduled {
             b.scheduled = true;
             drop(b);

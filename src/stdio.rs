@@ -58,7 +58,7 @@ impl NativeStdio {
         guard(&env, || {
             Ok(NativeStdio {
                 inner: None,
-                sink: BatchSink::new(on_events)?,
+                sink: BatchSink::new(&env, on_events)?,
                 listeners: (false, false),
             })
         })
@@ -144,14 +144,20 @@ impl NativeStdio {
     /// With `callerReadsStdout`: the stdout pipe's descriptor, once. The caller owns it (and
     /// closes it) from then on.
     #[napi]
+    /// Windows: always `null` (the transport reads stdout itself there).
     pub fn take_stdout_fd(&mut self, env: Env) -> Result<Option<i32>> {
-        use std::os::fd::IntoRawFd;
         guard(&env, || {
-            Ok(self
-                .inner
-                .as_ref()
-                .and_then(|t| t.take_stdout_fd())
-                .map(IntoRawFd::into_raw_fd))
+            #[cfg(unix)]
+            {
+                use std::os::fd::IntoRawFd;
+                Ok(self
+                    .inner
+                    .as_ref()
+                    .and_then(|t| t.take_stdout_fd())
+                    .map(IntoRawFd::into_raw_fd))
+            }
+            #[cfg(not(unix))]
+            Ok(None)
         })
     }
 

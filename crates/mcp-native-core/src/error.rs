@@ -275,24 +275,24 @@ impl Error {
 /// The text libuv (and so Node) prints for the errors a file call commonly meets; other errors
 /// print the OS's own description.
 fn uv_text(err: &std::io::Error) -> String {
-    let text = match err.raw_os_error() {
-        Some(libc::ENOENT) => "no such file or directory",
-        Some(libc::EACCES) => "permission denied",
-        Some(libc::EPERM) => "operation not permitted",
-        Some(libc::ENOTDIR) => "not a directory",
-        Some(libc::EISDIR) => "illegal operation on a directory",
-        Some(libc::EEXIST) => "file already exists",
-        Some(libc::ENOSPC) => "no space left on device",
-        Some(libc::EROFS) => "read-only file system",
-        Some(libc::EMFILE) => "too many open files",
-        Some(libc::ENFILE) => "file table overflow",
-        Some(libc::ELOOP) => "too many symbolic links encountered",
-        Some(libc::ENAMETOOLONG) => "name too long",
-        Some(libc::EXDEV) => "cross-device link not permitted",
-        Some(libc::EBUSY) => "resource busy or locked",
-        Some(libc::EIO) => "i/o error",
-        Some(libc::ENOTEMPTY) => "directory not empty",
-        Some(libc::EINVAL) => "invalid argument",
+    let text = match errno_name(err).as_str() {
+        "ENOENT" => "no such file or directory",
+        "EACCES" => "permission denied",
+        "EPERM" => "operation not permitted",
+        "ENOTDIR" => "not a directory",
+        "EISDIR" => "illegal operation on a directory",
+        "EEXIST" => "file already exists",
+        "ENOSPC" => "no space left on device",
+        "EROFS" => "read-only file system",
+        "EMFILE" => "too many open files",
+        "ENFILE" => "file table overflow",
+        "ELOOP" => "too many symbolic links encountered",
+        "ENAMETOOLONG" => "name too long",
+        "EXDEV" => "cross-device link not permitted",
+        "EBUSY" => "resource busy or locked",
+        "EIO" => "i/o error",
+        "ENOTEMPTY" => "directory not empty",
+        "EINVAL" => "invalid argument",
         _ => {
             let full = err.to_string();
             let text = full.split(" (os error").next().unwrap_or(&full);
@@ -368,7 +368,38 @@ fn js_number(n: &serde_json::Number) -> String {
     }
 }
 
+/// The symbolic name of an OS error (`ENOENT`, `EPIPE`), as Node prints it. Windows: the name
+/// libuv gives the system error (`uv_translate_sys_error`), for the errors met here.
+#[cfg(windows)]
+pub fn errno_name(err: &std::io::Error) -> String {
+    let name = match err.raw_os_error() {
+        Some(2 | 3) => "ENOENT",     // ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND
+        Some(4) => "EMFILE",         // ERROR_TOO_MANY_OPEN_FILES
+        Some(5) => "EPERM",          // ERROR_ACCESS_DENIED
+        Some(6) => "EBADF",          // ERROR_INVALID_HANDLE
+        Some(8 | 14) => "ENOMEM",    // ERROR_NOT_ENOUGH_MEMORY, ERROR_OUTOFMEMORY
+        Some(17) => "EXDEV",         // ERROR_NOT_SAME_DEVICE
+        Some(19) => "EROFS",         // ERROR_WRITE_PROTECT
+        Some(32 | 33) => "EBUSY",    // ERROR_SHARING_VIOLATION, ERROR_LOCK_VIOLATION
+        Some(80 | 183) => "EEXIST",  // ERROR_FILE_EXISTS, ERROR_ALREADY_EXISTS
+        Some(87) => "EINVAL",        // ERROR_INVALID_PARAMETER
+        Some(109 | 232) => "EPIPE",  // ERROR_BROKEN_PIPE, ERROR_NO_DATA (the reader closed)
+        Some(112) => "ENOSPC",       // ERROR_DISK_FULL
+        Some(123) => "ENOENT",       // ERROR_INVALID_NAME
+        Some(145) => "ENOTEMPTY",    // ERROR_DIR_NOT_EMPTY
+        Some(193) => "ENOEXEC",      // ERROR_BAD_EXE_FORMAT
+        Some(206) => "ENAMETOOLONG", // ERROR_FILENAME_EXCED_RANGE
+        Some(267) => "ENOTDIR",      // ERROR_DIRECTORY
+        Some(10054) => "ECONNRESET", // WSAECONNRESET
+        Some(code) => return format!("E{code}"),
+        None if err.kind() == std::io::ErrorKind::IsADirectory => "EISDIR",
+        None => return format!("{:?}", err.kind()).to_uppercase(),
+    };
+    name.to_string()
+}
+
 /// The symbolic name of an OS error (`ENOENT`, `EPIPE`), as Node prints it.
+#[cfg(unix)]
 pub fn errno_name(err: &std::io::Error) -> String {
     let name = match err.raw_os_error() {
         Some(libc::EPIPE) => "EPIPE",
@@ -437,6 +468,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn fixed_messages() {
         assert_eq!(Error::NotConnected.to_string(), "Transport not connected");
@@ -472,6 +504,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn fs_errors_print_like_node() {
         let enoent = std::io::Error::from_raw_os_error(libc::ENOENT);
@@ -499,6 +532,26 @@ mod tests {
         assert_eq!(
             Error::Store("disk I/O error".into()).code(),
             "MCP_STORE_ERROR"
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_errors_get_libuv_names() {
+        let name = |code| errno_name(&std::io::Error::from_raw_os_error(code));
+        assert_eq!(name(2), "ENOENT");
+        assert_eq!(name(5), "EPERM");
+        assert_eq!(name(232), "EPIPE");
+        assert_eq!(name(109), "EPIPE");
+        let e = Error::fs(
+            "open",
+            std::path::Path::new("C:\\x"),
+            None,
+            &std::io::Error::from_raw_os_error(3),
+        );
+        assert_eq!(
+            e.to_string(),
+            "ENOENT: no such file or directory, open 'C:\\x'"
         );
     }
 }

@@ -5,18 +5,36 @@
 //! Failures are [`Error::Fs`], printed like Node's fs errors.
 
 use std::io::Write;
+#[cfg(unix)]
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 
-/// Mode of a written config file: it may hold tokens in `headers` or `env`.
+/// Mode of a written config file: it may hold tokens in `headers` or `env`. (Windows: an
+/// access list with the current user alone, `crate::windows::owner_only`.)
+#[cfg(unix)]
 const FILE_MODE: u32 = 0o600;
 /// Mode of the directories this module creates (config and cache directories are private).
+#[cfg(unix)]
 const DIR_MODE: u32 = 0o700;
+
+/// Windows: `mkdir -p`, each directory it creates made owner-only (the counterpart of 0o700);
+/// existing ones are left as they are.
+#[cfg(windows)]
+pub fn create_private_dirs(dir: &Path) -> Result<(), Error> {
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
+    std::fs::create_dir_all(dir).map_err(|e| Error::fs("mkdir", dir, None, &e))?;
+    for created in missing.into_iter().rev() {
+        crate::windows::owner_only(created, true)
+            .map_err(|e| Error::fs("chmod", created, None, &e))?;
+    }
+    Ok(())
+}
 
 /// `mkdir -p` with mode 0o700 (before the umask) for the directories it creates; existing ones
 /// are left as they are.
+#[cfg(unix)]
 pub fn create_private_dirs(dir: &Path) -> Result<(), Error> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
@@ -36,7 +54,16 @@ pub fn read_text(path: &Path) -> Result<Option<String>, Error> {
         })),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         // Reading a directory fails at read(2), not open(2), as in Node.
+        #[cfg(unix)]
         Err(e) if e.raw_os_error() == Some(libc::EISDIR) => Err(Error::fs("read", path, None, &e)),
+        // Windows cannot open a directory as a file (access denied): Node says EISDIR at read.
+        #[cfg(windows)]
+        Err(_) if path.is_dir() => Err(Error::fs(
+            "read",
+            path,
+            None,
+            &std::io::Error::from(std::io::ErrorKind::IsADirectory),
+        )),
         Err(e) => Err(Error::fs("open", path, None, &e)),
     }
 }
@@ -56,13 +83,16 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), Error> {
         create_private_dirs(parent)?;
     }
     let tmp = temp_path(path);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(FILE_MODE)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    options.mode(FILE_MODE);
+    let mut file = options
         .open(&tmp)
         .map_err(|e| Error::fs("open", &tmp, None, &e))?;
+    // Windows: owner-only before a byte is written (the rename keeps the access list).
+    #[cfg(windows)]
+    crate::windows::owner_only(&tmp, false).map_err(|e| Error::fs("chmod", &tmp, None, &e))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::fs("write", &tmp, None, &e))?;
@@ -70,7 +100,7 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), Error> {
     std::fs::rename(&tmp, path).map_err(|e| Error::fs("rename", &tmp, Some(path), &e))
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
 

@@ -35,12 +35,13 @@ pub mod runtime;
 pub mod sync;
 pub mod transport;
 
-// Unix only: child processes are managed as process groups with POSIX signals, pipes are driven
-// as raw descriptors, files get Unix modes. Linux-only parts (the parent-death signal, the
-// `/proc` zombie check) have a portable path beside them, so other Unixes (macOS, the BSDs)
-// compile. Windows would need its own process handling (job objects), not a cfg here and there.
-#[cfg(not(unix))]
-compile_error!(
-    "mcp-native-core supports Unix only (Linux; macOS builds too, with a weaker cleanup of servers \
-     after a host crash): it manages MCP servers as POSIX process groups"
-);
+#[cfg(windows)]
+pub mod windows;
+
+// Unix: a server is a process group (its own session on Linux) ended with POSIX signals, its
+// pipes driven as raw non-blocking descriptors; Linux adds the parent-death signal and the
+// `/proc` zombie check, with a portable path beside them for macOS and the BSDs. Windows: a
+// server is a Job Object (`windows.rs`), its pipes are tokio's, written and read by its owner
+// task only (`transport/stdio`), and secret files get owner-only ACLs.
+#[cfg(not(any(unix, windows)))]
+compile_error!("mcp-native-core supports Unix (Linux, macOS) and Windows");

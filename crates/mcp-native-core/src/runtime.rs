@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::sync::Locked;
 
@@ -39,20 +39,30 @@ pub fn handle() -> tokio::runtime::Handle {
     tokio::runtime::Handle::try_current().unwrap_or_else(|_| runtime().clone())
 }
 
-fn registry() -> &'static Mutex<HashMap<u64, i32>> {
-    static CHILDREN: OnceLock<Mutex<HashMap<u64, i32>>> = OnceLock::new();
+/// A server's process tree as the exit sweep ends it: its process group id on Unix, its Job
+/// Object on Windows.
+#[cfg(unix)]
+pub type Group = i32;
+/// A server's process tree as the exit sweep ends it: its process group id on Unix, its Job
+/// Object on Windows.
+#[cfg(windows)]
+pub type Group = std::sync::Arc<crate::windows::Job>;
+
+fn registry() -> &'static Mutex<HashMap<u64, Group>> {
+    static CHILDREN: OnceLock<Mutex<HashMap<u64, Group>>> = OnceLock::new();
     CHILDREN.get_or_init(Default::default)
 }
 
-/// Records a live process group; the returned key removes it again. A `pgid` that cannot be a
-/// server's group ([`is_server_group`]) is not recorded (the exit sweep never signals it).
-pub fn register_group(pgid: i32) -> u64 {
+/// Records a live process group; the returned key removes it again. On Unix, a `pgid` that cannot
+/// be a server's group ([`is_server_group`]) is not recorded (the exit sweep never signals it).
+pub fn register_group(group: Group) -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
-    if !is_server_group(pgid) {
+    #[cfg(unix)]
+    if !is_server_group(group) {
         return key;
     }
-    registry().locked().insert(key, pgid);
+    registry().locked().insert(key, group);
     key
 }
 
@@ -61,6 +71,7 @@ pub fn unregister_group(key: u64) {
     registry().locked().remove(&key);
 }
 
+#[cfg(unix)]
 /// Whether `pgid` can name a server's own process group. `kill(-pgid)` with 0 would signal the
 /// host's own group, with 1 the group of init, and a negative pgid turns into a plain pid (or,
 /// for -1, every process we may signal): none of them is ever one of ours.
@@ -68,6 +79,7 @@ pub fn is_server_group(pgid: i32) -> bool {
     pgid > 1 && pgid != std::process::id() as i32
 }
 
+#[cfg(unix)]
 /// Sends `signal` to every process of group `pgid`. Returns false when the group has no process,
 /// and refuses (false, nothing sent) a `pgid` that cannot be a server's group
 /// ([`is_server_group`]).
@@ -79,6 +91,7 @@ pub fn signal_group(pgid: i32, signal: i32) -> bool {
     unsafe { libc::kill(-pgid, signal) == 0 }
 }
 
+#[cfg(unix)]
 /// True while group `pgid` has a process that is not a zombie (see `has_live_member` for how
 /// closely each platform can tell). On Linux this can read every process's `/proc/<pid>/stat`
 /// (milliseconds on a busy machine): async code calls [`group_alive_off_thread`] instead.
@@ -86,6 +99,7 @@ pub fn group_alive(pgid: i32) -> bool {
     signal_group(pgid, 0) && has_live_member(pgid)
 }
 
+#[cfg(unix)]
 /// [`group_alive`] on tokio's blocking pool, so that its `/proc` scan never holds the I/O thread
 /// that serves every other connection (it polls every few milliseconds during a shutdown grace).
 /// A pool that cannot run it (the runtime is shutting down) answers "alive", which only means
@@ -100,6 +114,7 @@ pub async fn group_alive_off_thread(pgid: i32) -> bool {
         .unwrap_or(true)
 }
 
+#[cfg(unix)]
 thread_local! {
     static SCANS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static CHECKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -108,6 +123,7 @@ thread_local! {
 /// For tests, on the calling thread: how many `/proc` scans [`group_alive`] made, and how many
 /// checks [`group_alive_off_thread`] was asked for. The I/O thread asks and never scans.
 #[doc(hidden)]
+#[cfg(unix)]
 pub fn proc_scans_on_this_thread() -> (u64, u64) {
     (
         SCANS.with(std::cell::Cell::get),
@@ -156,13 +172,14 @@ fn has_live_member(pgid: i32) -> bool {
 /// that poll this (the grace after SIGTERM in a transport's shutdown, and [`EXIT_GRACE`] in
 /// [`kill_all_children`]) may run to their end, and the SIGKILL that follows reaches only
 /// zombies.
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 fn has_live_member(_pgid: i32) -> bool {
     true
 }
 
 /// Terminates every registered child process group: SIGTERM, up to [`EXIT_GRACE`], then SIGKILL.
 /// Called when the host process exits, so that no server outlives it.
+#[cfg(unix)]
 pub fn kill_all_children() {
     let groups: Vec<i32> = registry().locked().drain().map(|(_, pgid)| pgid).collect();
     if groups.is_empty() {
@@ -171,8 +188,9 @@ pub fn kill_all_children() {
     for &pgid in &groups {
         signal_group(pgid, libc::SIGTERM);
     }
-    let deadline = Instant::now() + EXIT_GRACE;
-    while Instant::now() < deadline && groups.iter().any(|&g| signal_group(g, 0) && group_alive(g))
+    let deadline = std::time::Instant::now() + EXIT_GRACE;
+    while std::time::Instant::now() < deadline
+        && groups.iter().any(|&g| signal_group(g, 0) && group_alive(g))
     {
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -181,7 +199,17 @@ pub fn kill_all_children() {
     }
 }
 
-#[cfg(test)]
+/// Terminates every registered server's job. Called when the host process exits (the jobs would
+/// end with the host's handles anyway: this ends them before the host's own exit runs on).
+#[cfg(windows)]
+pub fn kill_all_children() {
+    let jobs: Vec<Group> = registry().locked().drain().map(|(_, job)| job).collect();
+    for job in jobs {
+        job.terminate();
+    }
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

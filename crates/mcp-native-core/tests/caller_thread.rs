@@ -1,6 +1,7 @@
 //! Requests made from a thread outside any tokio runtime (JavaScript's, in the package) start on
 //! that thread. A process of its own: one test holds the crate's I/O thread, which every other
 //! test of a binary shares.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 mod common;
 

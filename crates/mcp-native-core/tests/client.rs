@@ -1,6 +1,7 @@
 //! The Rust client (no Node): against the project's fixture servers (real child processes and a
 //! loopback HTTP server), and — where timing is the point — against an in-memory transport on
 //! tokio's paused clock. Every wait has a deadline.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 mod common;
 use common::processes_with;

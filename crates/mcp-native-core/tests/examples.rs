@@ -7,6 +7,7 @@
 //! built them, and never a stale binary under `cargo test --test examples` (which builds no
 //! examples). Cargo holds no lock while tests run, so the nested build does not wait on the outer
 //! one. Every child runs under a deadline and is killed when it passes it: no test hangs.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 use std::collections::HashMap;
 use std::io::Read;

@@ -3,6 +3,7 @@
 //! toolchain. A target is one line here, one file in `fuzz/fuzz_targets/` with its `[[bin]]` in
 //! `fuzz/Cargo.toml` (`cargo fuzz add` writes both), and one seeds folder; the last test keeps the
 //! three lists equal.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 use std::path::Path;
 

@@ -9,6 +9,7 @@
 //! the client announces its connect (`ClientEvent::Status(Connecting)`: emitted after the manager
 //! set the config from the JSON, before the client reads it to open the connection). The JSON
 //! config names a command that does not exist: a missed swap fails with `spawn … ENOENT`.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 mod common;
 use common::processes_with;

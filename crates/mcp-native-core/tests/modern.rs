@@ -2,6 +2,7 @@
 //! fixture (`__test__/fixture/modern-server.mjs`) over stdio and Streamable HTTP — negotiation,
 //! `_meta` and headers, tools with invalid annotations left out, `input_required` rounds answered
 //! by a Rust handler — and a modern-first client against a legacy server. Every wait is bounded.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 mod common;
 

@@ -4,6 +4,7 @@
 //! authorization → call), a restart on stored tokens ([`FileStore`]), refresh (near expiry and
 //! after a 401), a revoked refresh token, step-up, `iss`/`state` mismatches, and no secret in any
 //! error. Every secret the fixture issues contains `SENTINEL`. Every wait is bounded.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Integration tests of the stdio transport against the project's fixture server (a real child
 //! process). Every wait has a deadline.
+#![cfg(unix)] // fixture servers, process groups and /proc: crates/mcp-native-core/tests/windows_batch.rs and the JS suite under wine cover Windows
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -19,18 +19,10 @@ pub const COMMAND_MAX_OUTPUT: usize = 1 << 20;
 /// stdout, or `None` on a failed start, a non-zero exit, a timeout (the whole group is killed)
 /// or empty output. The caller caches and shares results.
 pub async fn run_value_command(command: &str, timeout: Duration) -> Option<String> {
-    let mut child = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .ok()?;
-    let pgid = child.id()? as i32;
-    let key = runtime::register_group(pgid);
+    let mut child = shell(command).spawn().ok()?;
+    let group = group_of(&child)?;
+    #[allow(clippy::clone_on_copy)] // a pgid on Unix, a shared job on Windows
+    let key = runtime::register_group(group.clone());
     let mut stdout = child.stdout.take()?;
     let run = async {
         let mut out = Vec::new();
@@ -47,14 +39,67 @@ pub async fn run_value_command(command: &str, timeout: Duration) -> Option<Strin
     };
     let result = tokio::time::timeout(timeout, run).await;
     // Whatever happened, nothing the command started may outlive it.
-    runtime::signal_group(pgid, libc::SIGKILL);
+    kill(&group);
     runtime::unregister_group(key);
     let out = result.ok()??;
     let text = String::from_utf8_lossy(&out).trim().to_owned();
     (!text.is_empty()).then_some(text)
 }
 
-#[cfg(test)]
+/// `sh -c <command>` in a process group of its own.
+#[cfg(unix)]
+fn shell(command: &str) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .kill_on_drop(true);
+    cmd
+}
+
+/// Windows: `cmd.exe /d /s /c <command>` (the command line as written: it is the user's own
+/// shell command), without a window. The agent runs these through its embedded bash-like shell;
+/// cmd.exe is the shell every Windows has. Its process tree goes into a job
+/// ([`group_of`]).
+#[cfg(windows)]
+fn shell(command: &str) -> tokio::process::Command {
+    let comspec = std::env::var("ComSpec").unwrap_or_else(|_| "cmd.exe".into());
+    let mut cmd = tokio::process::Command::new(comspec);
+    cmd.raw_arg(format!("/d /s /c \"{command}\""))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .creation_flags(windows_sys::Win32::System::Threading::CREATE_NO_WINDOW)
+        .kill_on_drop(true);
+    cmd
+}
+
+#[cfg(unix)]
+fn group_of(child: &tokio::process::Child) -> Option<runtime::Group> {
+    Some(child.id()? as i32)
+}
+
+#[cfg(windows)]
+fn group_of(child: &tokio::process::Child) -> Option<runtime::Group> {
+    let job = crate::windows::Job::new().ok()?;
+    job.assign(child.raw_handle()?).ok()?;
+    Some(std::sync::Arc::new(job))
+}
+
+#[cfg(unix)]
+fn kill(group: &runtime::Group) {
+    runtime::signal_group(*group, libc::SIGKILL);
+}
+
+#[cfg(windows)]
+fn kill(group: &runtime::Group) {
+    group.terminate();
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

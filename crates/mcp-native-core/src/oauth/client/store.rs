@@ -142,18 +142,19 @@ impl FileStore {
     /// Takes the advisory lock, waiting at most [`LOCK_TIMEOUT`]; released when the returned
     /// file is dropped.
     fn lock(&self) -> Result<std::fs::File, AuthError> {
+        #[cfg(unix)]
         use std::os::unix::fs::OpenOptionsExt;
         if let Some(parent) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
             crate::files::create_private_dirs(parent)
                 .map_err(|e| AuthError::Store(e.to_string()))?;
         }
         let path = self.lock_path();
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        // The lock file holds nothing; Windows: it inherits its private directory's access list.
+        #[cfg(unix)]
+        options.mode(0o600);
+        let file = options
             .open(&path)
             .map_err(|e| fs_error("open", &path, &e))?;
         let start = Instant::now();
@@ -226,7 +227,7 @@ fn fs_error(syscall: &'static str, path: &Path, e: &std::io::Error) -> AuthError
     AuthError::Store(crate::error::Error::fs(syscall, path, None, e).to_string())
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
     use std::sync::Arc;

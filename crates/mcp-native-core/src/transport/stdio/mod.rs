@@ -22,14 +22,19 @@
 //! spawning and exit status; `stderr.rs` draining stderr.
 
 mod owner;
+#[cfg(unix)]
 mod pipe;
+#[cfg(unix)]
+mod process;
+#[cfg(windows)]
+#[path = "process_windows.rs"]
 mod process;
 mod shared;
 mod stderr;
+pub mod win_command;
 mod writer;
 
 use std::collections::VecDeque;
-use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -37,7 +42,6 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use tokio::io::Interest;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
@@ -46,10 +50,10 @@ use crate::error::Error;
 use crate::framing::jsonl::LineDecoder;
 use crate::jsonrpc;
 use crate::runtime;
+#[cfg(unix)]
 use crate::sync::Locked;
 use owner::Owner;
 pub use process::signal_name;
-use process::{async_fd, spawn};
 use shared::{Flags, Reader, Shared, State, Table};
 use stderr::{Tail, drain_stderr};
 pub use writer::MAX_STDIN_BACKLOG;
@@ -157,12 +161,32 @@ pub fn project_dir() -> Option<PathBuf> {
 /// turns it into a JavaScript number still echoes it exactly.
 pub const OWN_IDS_FROM: u64 = 1 << 52;
 
+/// A started server and the pipes the transport drives (made by `process::start`).
+pub(super) struct Started {
+    child: tokio::process::Child,
+    pid: u32,
+    group: runtime::Group,
+    registry_key: u64,
+    stdin: process::StdinPipe,
+    stdin_raw: process::StdinRaw,
+    /// `None` when the caller reads stdout.
+    stdout: Option<process::StdoutPipe>,
+    stderr: tokio::process::ChildStderr,
+    /// With `caller_reads_stdout`: the caller's end of the stdout socket.
+    #[cfg(unix)]
+    caller_end: Option<std::os::fd::OwnedFd>,
+    /// With `caller_reads_stdout`: a copy of it for the owner.
+    #[cfg(unix)]
+    caller_copy: Option<std::os::fd::OwnedFd>,
+}
+
 /// One connection to a server process.
 pub struct StdioTransport {
     shared: Arc<Shared>,
     pid: u32,
     /// With `caller_reads_stdout`, our end of the stdout socket until the caller takes it.
-    stdout: Mutex<Option<OwnedFd>>,
+    #[cfg(unix)]
+    stdout: Mutex<Option<std::os::fd::OwnedFd>>,
     next_id: AtomicU64,
     timeout_ms: u64,
 }
@@ -182,42 +206,9 @@ impl StdioTransport {
         // reaps the child and shuts it down when the transport is dropped.
         let rt = runtime::runtime().clone();
         let _enter = rt.enter();
-        let (mut child, caller_end) = spawn(config, &rt)?;
-        // A child whose id cannot be read has already been reaped; never go on with group 0
-        // (that would be the host's own group).
-        let Some(pid) = child.id().filter(|&p| runtime::is_server_group(p as i32)) else {
-            let _ = child.start_kill();
-            return Err(Error::Io(
-                "spawn: the server process ended before its id could be read".into(),
-            ));
-        };
-        let pgid = pid as i32;
-        let registry_key = runtime::register_group(pgid);
-        let (stdin, stdout, stderr) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let (Some(stdin), Some(stderr)) = (stdin, stderr) else {
-            unreachable!("stdin and stderr are always pipes")
-        };
-        // When the caller reads, the owner gets a copy of its socket: to read long lines from
-        // with hand-over (registered with the reactor only while it does, so that small answers
-        // never wake it), and to see whether the caller has read everything after an exit.
-        let pipes = (|| {
-            let stdin = async_fd(stdin.into_owned_fd()?, Interest::WRITABLE)?;
-            let mine = match stdout {
-                Some(pipe) => Some(async_fd(pipe.into_owned_fd()?, Interest::READABLE)?),
-                None => None,
-            };
-            let caller_copy = caller_end.as_ref().map(OwnedFd::try_clone).transpose()?;
-            Ok::<_, std::io::Error>((stdin, mine, caller_copy))
-        })();
-        let (stdin, stdout, caller_copy) = match pipes {
-            Ok(pipes) => pipes,
-            Err(e) => {
-                runtime::signal_group(pgid, libc::SIGKILL);
-                runtime::unregister_group(registry_key);
-                return Err(Error::Io(format!("pipe setup failed: {e}")));
-            }
-        };
+        let started = process::start(config, &rt)?;
+        // Windows: the owner always reads (no socket a runtime could read; see `process_windows.rs`).
+        let caller_reads = cfg!(unix) && config.caller_reads_stdout;
         let flags = Arc::new(Flags::default());
         let shared = Arc::new(Shared {
             table: Mutex::new(Table {
@@ -230,7 +221,7 @@ impl StdioTransport {
                 outbox: VecDeque::new(),
                 queued: 0,
                 front_written: 0,
-                stdin: Some(stdin.as_raw_fd()),
+                stdin: Some(started.stdin_raw),
                 broken: None,
             }),
             backlog: AtomicUsize::new(0),
@@ -241,22 +232,26 @@ impl StdioTransport {
             stdout_eof: AtomicBool::new(false),
             flags: flags.clone(),
             max_message_bytes: config.max_message_bytes,
+            #[cfg(unix)]
             pipe: std::sync::OnceLock::new(),
-            hand_over: caller_copy.is_some() && config.hand_over_long_lines,
+            hand_over: caller_reads && config.hand_over_long_lines,
             reading: AtomicU8::new(Reader::Caller as u8),
             late: AtomicBool::new(false),
         });
         let tail = Arc::new(Mutex::new(Tail::default()));
-        let stderr_task = rt.spawn(drain_stderr(stderr, tail.clone(), flags, sink));
+        let stderr_task = rt.spawn(drain_stderr(started.stderr, tail.clone(), flags, sink));
         let owner = Owner {
-            child,
-            pgid,
-            registry_key,
-            stdin: Some(stdin),
-            stdout,
-            caller_reads: config.caller_reads_stdout,
-            caller_copy,
+            child: started.child,
+            group: started.group,
+            registry_key: started.registry_key,
+            stdin: Some(started.stdin),
+            stdout: started.stdout,
+            caller_reads,
+            #[cfg(unix)]
+            caller_copy: started.caller_copy,
             handing: None,
+            scratch: Default::default(),
+            pump: Default::default(),
             kill_grace: Duration::from_millis(config.kill_grace_ms),
             shared: shared.clone(),
             tail,
@@ -265,8 +260,9 @@ impl StdioTransport {
         rt.spawn(owner.run());
         Ok(StdioTransport {
             shared,
-            pid,
-            stdout: Mutex::new(caller_end),
+            pid: started.pid,
+            #[cfg(unix)]
+            stdout: Mutex::new(started.caller_end),
             next_id: AtomicU64::new(OWN_IDS_FROM),
             timeout_ms,
         })
@@ -287,9 +283,10 @@ impl StdioTransport {
     }
 
     /// With `caller_reads_stdout`: our end of the server's stdout (a Unix socket, see
-    /// `process::spawn`), once. The caller owns it from then on and
+    /// `process::spawn`), once. Unix only: on Windows the transport always reads stdout itself. The caller owns it from then on and
     /// hands what it reads to [`StdioTransport::feed`].
-    pub fn take_stdout_fd(&self) -> Option<OwnedFd> {
+    #[cfg(unix)]
+    pub fn take_stdout_fd(&self) -> Option<std::os::fd::OwnedFd> {
         self.stdout.locked().take()
     }
 

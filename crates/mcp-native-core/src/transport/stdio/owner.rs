@@ -1,19 +1,23 @@
 //! The task that owns a connection's process: reads stdout (unless the caller does), fires
 //! deadlines, waits out stdin backpressure, and runs the shutdown sequence.
 
+#[cfg(unix)]
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitStatus;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+#[cfg(unix)]
 use tokio::io::Interest;
-use tokio::io::unix::AsyncFd;
 use tokio::process::Child;
 use tokio::time::Instant;
 
+#[cfg(unix)]
 use super::pipe;
-use super::process::{async_fd, exit_info};
+#[cfg(unix)]
+use super::process::async_fd;
+use super::process::{Pump, Scratch, StdinPipe, StdoutPipe, exit_info};
 use super::shared::{Reader, Shared, State};
 use super::stderr::Tail;
 use super::{CALLER_CATCH_UP, DRAIN_AFTER_EXIT};
@@ -45,6 +49,7 @@ enum Read {
     End(Option<Frame>),
     /// Reading a handed-over stdout: the long line is complete (or the stream ended, or failed:
     /// the caller sees that for itself); the frames of the last read, and the caller reads again.
+    #[cfg_attr(windows, allow(dead_code))]
     HandBack(Vec<Frame>),
 }
 
@@ -60,8 +65,10 @@ enum Read {
 /// the end of the stream, or a read after which no long line is left incomplete, hands it back
 /// ([`Read::HandBack`]); the end is left for the caller to find (a socket's end is found again
 /// by every read), and so is an error (the owner hands back on one).
+#[cfg(unix)]
 async fn read_paced(
-    stdout: &Option<AsyncFd<OwnedFd>>,
+    stdout: &mut Option<StdoutPipe>,
+    _scratch: &mut Scratch,
     shared: &Shared,
     pace: bool,
     handing: bool,
@@ -115,8 +122,47 @@ async fn read_paced(
     }
 }
 
-/// Waits until stdin can take more bytes, or never when there is nothing to wait for.
-async fn writable(stdin: &Option<AsyncFd<OwnedFd>>, wanted: bool) -> std::io::Result<()> {
+/// Windows: [`read_paced`] on tokio's pipe (its reads run on the blocking pool, and one cancelled
+/// here keeps what it read for the next call). Pacing comes before the read, as there is no
+/// readiness to wait for first. A stdout handed over never happens here.
+#[cfg(windows)]
+async fn read_paced(
+    stdout: &mut Option<StdoutPipe>,
+    scratch: &mut Scratch,
+    shared: &Shared,
+    pace: bool,
+    _handing: bool,
+) -> std::io::Result<Read> {
+    use tokio::io::AsyncReadExt;
+    let Some(stdout) = stdout else {
+        return std::future::pending().await;
+    };
+    if pace {
+        crate::transport::paced(&*shared.sink).await;
+    }
+    if scratch.len() < super::process::READ_CHUNK {
+        scratch.resize(super::process::READ_CHUNK, 0);
+    }
+    let n = stdout.read(scratch).await?;
+    let mut reader = shared.reader.locked();
+    if n == 0 {
+        return Ok(Read::End(reader.finish()));
+    }
+    reader.extend(&scratch[..n]);
+    Ok(Read::Frames(
+        std::iter::from_fn(|| reader.next_frame()).collect(),
+    ))
+}
+
+/// Waits until stdin can take more bytes, or never when there is nothing to wait for (the caller
+/// then writes under the writer's lock, [`super::writer::Writer::flush`]).
+#[cfg(unix)]
+async fn pump_stdin(
+    stdin: &mut Option<StdinPipe>,
+    _pump: &mut Pump,
+    _shared: &Shared,
+    wanted: bool,
+) -> std::io::Result<()> {
     match stdin {
         Some(fd) if wanted => {
             let mut guard = fd.writable().await?;
@@ -128,21 +174,68 @@ async fn writable(stdin: &Option<AsyncFd<OwnedFd>>, wanted: bool) -> std::io::Re
     }
 }
 
+/// Windows: writes the next bytes of the outbox to stdin (taken into `pump` first: they count as
+/// written from then on), or waits forever when there is nothing to write. Cancel-safe: a write
+/// cancelled before it completes wrote nothing, and `pump` keeps its place.
+#[cfg(windows)]
+async fn pump_stdin(
+    stdin: &mut Option<StdinPipe>,
+    pump: &mut Pump,
+    shared: &Shared,
+    wanted: bool,
+) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt;
+    let Some(pipe) = stdin else {
+        return std::future::pending().await;
+    };
+    if pump.written == pump.buf.len() {
+        if !wanted {
+            return std::future::pending().await;
+        }
+        let mut chunk = Vec::new();
+        shared.write_with(|w| {
+            chunk = w.take_chunk(super::process::WRITE_CHUNK);
+            false
+        });
+        if chunk.is_empty() {
+            return std::future::pending().await;
+        }
+        *pump = Pump {
+            buf: chunk,
+            written: 0,
+        };
+    }
+    let n = pipe.write(&pump.buf[pump.written..]).await?;
+    if n == 0 {
+        return Err(std::io::ErrorKind::WriteZero.into());
+    }
+    pump.written += n;
+    if pump.written == pump.buf.len() {
+        pipe.flush().await?;
+        *pump = Pump::default();
+    }
+    Ok(())
+}
+
 /// The task that reads a connection's stdout, fires its deadlines, waits out stdin backpressure
 /// and runs its shutdown.
 pub(super) struct Owner {
     pub(super) child: Child,
-    pub(super) pgid: i32,
+    /// The server's process group (Unix) or job (Windows).
+    pub(super) group: runtime::Group,
     pub(super) registry_key: u64,
-    pub(super) stdin: Option<AsyncFd<OwnedFd>>,
+    pub(super) stdin: Option<StdinPipe>,
     /// `None` when the caller reads stdout.
-    pub(super) stdout: Option<AsyncFd<OwnedFd>>,
-    /// The caller reads stdout (`caller_reads_stdout`).
+    pub(super) stdout: Option<StdoutPipe>,
+    /// The caller reads stdout (`caller_reads_stdout`; never on Windows).
     pub(super) caller_reads: bool,
     /// When the caller reads stdout: a copy of its socket.
+    #[cfg(unix)]
     pub(super) caller_copy: Option<OwnedFd>,
     /// While the caller's stdout is handed over: that copy, registered for reading.
-    pub(super) handing: Option<AsyncFd<OwnedFd>>,
+    pub(super) handing: Option<StdoutPipe>,
+    pub(super) scratch: Scratch,
+    pub(super) pump: Pump,
     pub(super) kill_grace: Duration,
     pub(super) shared: Arc<Shared>,
     pub(super) tail: Arc<Mutex<Tail>>,
@@ -215,7 +308,8 @@ impl Owner {
                 biased;
                 // Cancel-safe: bytes are only taken from the pipe in the last, synchronous step.
                 read = read_paced(
-                    if self.caller_reads { &self.handing } else { &self.stdout },
+                    if self.caller_reads { &mut self.handing } else { &mut self.stdout },
+                    &mut self.scratch,
                     &self.shared,
                     true,
                     self.caller_reads,
@@ -234,7 +328,7 @@ impl Owner {
                     }
                 },
                 // Cancel-safe: waiting for writability holds no data.
-                ready = writable(&self.stdin, backlog) => {
+                ready = pump_stdin(&mut self.stdin, &mut self.pump, &self.shared, backlog) => {
                     self.shared.write_with(|w| {
                         match ready {
                             Ok(()) => w.flush(),
@@ -291,6 +385,7 @@ impl Owner {
 
     /// The caller handed its stdout over ([`Shared::feed`]): starts reading it, if not yet.
     /// Should that fail, hands it straight back (the caller goes on reading).
+    #[cfg(unix)]
     fn take_over(&mut self) {
         if self.handing.is_some() || !self.shared.reader_is(Reader::Owner) {
             return;
@@ -302,7 +397,18 @@ impl Owner {
         }
     }
 
+    /// Windows: the caller never reads stdout, so nothing is ever handed over.
+    #[cfg(windows)]
+    fn take_over(&mut self) {}
+
+    /// Windows: the caller never reads stdout.
+    #[cfg(windows)]
+    fn caller_behind(&self) -> bool {
+        false
+    }
+
     /// The caller's stdout socket still holds bytes the caller has not read.
+    #[cfg(unix)]
     fn caller_behind(&self) -> bool {
         let Some(fd) = &self.caller_copy else {
             return false;
@@ -341,7 +447,13 @@ impl Owner {
                 loop {
                     let read = tokio::time::timeout_at(
                         deadline,
-                        read_paced(&self.stdout, &self.shared, false, false),
+                        read_paced(
+                            &mut self.stdout,
+                            &mut self.scratch,
+                            &self.shared,
+                            false,
+                            false,
+                        ),
                     );
                     match read.await {
                         Ok(Ok(Read::Frames(frames))) => self.on_frames(frames.into_iter()),
@@ -361,7 +473,13 @@ impl Owner {
                     while self.handing.is_some() {
                         let read = tokio::time::timeout_at(
                             deadline,
-                            read_paced(&self.handing, &self.shared, false, true),
+                            read_paced(
+                                &mut self.handing,
+                                &mut self.scratch,
+                                &self.shared,
+                                false,
+                                true,
+                            ),
                         );
                         match read.await {
                             Ok(Ok(Read::Frames(frames))) => self.on_frames(frames.into_iter()),
@@ -422,8 +540,9 @@ impl Owner {
         self.shutdown().await;
     }
 
-    /// stdin closed → SIGTERM to the group → grace → SIGKILL → reaped.
-    async fn shutdown(&mut self) {
+    /// The first step of every shutdown: no more requests, the pending ones failed, nothing more
+    /// written (stdin is closed next, now that no writer can reach it).
+    fn take_no_more(&mut self) {
         {
             let mut table = self.shared.table();
             if matches!(table.state, State::Open | State::Ending) {
@@ -432,8 +551,14 @@ impl Owner {
             table.pending.close_all(&Error::closed());
         }
         self.shared.out().close();
+    }
+
+    /// stdin closed → SIGTERM to the group → grace → SIGKILL → reaped.
+    #[cfg(unix)]
+    async fn shutdown(&mut self) {
+        self.take_no_more();
         self.stdin = None; // closes the descriptor, now that no writer can reach it
-        runtime::signal_group(self.pgid, libc::SIGTERM);
+        runtime::signal_group(self.group, libc::SIGTERM);
         let deadline = Instant::now() + self.kill_grace;
         let reaped = tokio::time::timeout(self.kill_grace, self.child.wait())
             .await
@@ -442,14 +567,39 @@ impl Owner {
         // (Each check scans /proc on the blocking pool, never on this I/O thread.)
         while reaped
             && Instant::now() < deadline
-            && runtime::group_alive_off_thread(self.pgid).await
+            && runtime::group_alive_off_thread(self.group).await
         {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        if !reaped || runtime::group_alive_off_thread(self.pgid).await {
-            runtime::signal_group(self.pgid, libc::SIGKILL);
+        if !reaped || runtime::group_alive_off_thread(self.group).await {
+            runtime::signal_group(self.group, libc::SIGKILL);
         }
         if !reaped {
+            let _ = self.child.wait().await;
+        }
+        if let Some(task) = self.stderr_task.take() {
+            task.abort();
+        }
+    }
+
+    /// Windows (SPEC 11.6: close stdin, terminate, kill): stdin closed → up to the grace for the
+    /// server to exit on its own (Windows has no signal it could catch: end of input is its
+    /// notice) → the server terminated → its job terminated (everything it started) → reaped.
+    #[cfg(windows)]
+    async fn shutdown(&mut self) {
+        self.take_no_more();
+        // Closes our end of stdin: the server reads end of input (once a write still under way on
+        // the blocking pool has finished).
+        self.stdin = None;
+        self.pump = Pump::default();
+        let exited = tokio::time::timeout(self.kill_grace, self.child.wait())
+            .await
+            .is_ok();
+        if !exited {
+            let _ = self.child.start_kill();
+        }
+        self.group.terminate();
+        if !exited {
             let _ = self.child.wait().await;
         }
         if let Some(task) = self.stderr_task.take() {

@@ -1,4 +1,5 @@
-//! Starting the server process and reading how it ended.
+//! Starting the server process and reading how it ended (Unix; `process_windows.rs` is the
+//! Windows counterpart, with the same items).
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::{ExitStatus, Stdio};
@@ -7,9 +8,72 @@ use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::process::Child;
 
-use super::{StdioConfig, project_dir};
+use super::{Started, StdioConfig, project_dir};
 use crate::error::{Error, ExitInfo};
+use crate::runtime;
 use crate::sync::Locked;
+
+/// The server's stdin as the owner holds it: a non-blocking descriptor, written by whichever
+/// thread has frames (see `writer.rs`).
+pub(super) type StdinPipe = AsyncFd<OwnedFd>;
+/// The server's stdout as the owner reads it (or, handed over, the caller's socket).
+pub(super) type StdoutPipe = AsyncFd<OwnedFd>;
+/// What the writer holds of stdin: the raw descriptor it writes to.
+pub(super) type StdinRaw = std::os::fd::RawFd;
+/// Per-connection read buffer of the owner: none here (reads go straight into the decoder).
+pub(super) type Scratch = ();
+/// Per-connection write state of the owner: none here (frames are written where they are sent).
+pub(super) type Pump = ();
+
+/// Starts the server of `config` on the runtime `rt` and sets up its pipes (see [`spawn`]).
+pub(super) fn start(config: &StdioConfig, rt: &tokio::runtime::Handle) -> Result<Started, Error> {
+    let (mut child, caller_end) = spawn(config, rt)?;
+    // A child whose id cannot be read has already been reaped; never go on with group 0
+    // (that would be the host's own group).
+    let Some(pid) = child.id().filter(|&p| runtime::is_server_group(p as i32)) else {
+        let _ = child.start_kill();
+        return Err(Error::Io(
+            "spawn: the server process ended before its id could be read".into(),
+        ));
+    };
+    let pgid = pid as i32;
+    let registry_key = runtime::register_group(pgid);
+    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let (Some(stdin), Some(stderr)) = (stdin, stderr) else {
+        unreachable!("stdin and stderr are always pipes")
+    };
+    // When the caller reads, the owner gets a copy of its socket: to read long lines from
+    // with hand-over (registered with the reactor only while it does, so that small answers
+    // never wake it), and to see whether the caller has read everything after an exit.
+    let pipes = (|| {
+        let stdin = async_fd(stdin.into_owned_fd()?, Interest::WRITABLE)?;
+        let mine = match stdout {
+            Some(pipe) => Some(async_fd(pipe.into_owned_fd()?, Interest::READABLE)?),
+            None => None,
+        };
+        let caller_copy = caller_end.as_ref().map(OwnedFd::try_clone).transpose()?;
+        Ok::<_, std::io::Error>((stdin, mine, caller_copy))
+    })();
+    match pipes {
+        Ok((stdin, stdout, caller_copy)) => Ok(Started {
+            child,
+            pid,
+            group: pgid,
+            registry_key,
+            stdin_raw: stdin.as_raw_fd(),
+            stdin,
+            stdout,
+            stderr,
+            caller_end,
+            caller_copy,
+        }),
+        Err(e) => {
+            runtime::signal_group(pgid, libc::SIGKILL);
+            runtime::unregister_group(registry_key);
+            Err(Error::Io(format!("pipe setup failed: {e}")))
+        }
+    }
+}
 
 /// A pipe end taken out of tokio's process types, made non-blocking and watched for `interest`,
 /// so that it can be read and written with plain system calls (see the module docs).
@@ -35,7 +99,7 @@ pub(super) fn async_fd(fd: OwnedFd, interest: Interest) -> std::io::Result<Async
 ///
 /// The fork happens on the crate's spawner thread ([`on_spawner_thread`]), whatever thread asks,
 /// inside the runtime `rt` (which then reaps the child).
-pub(super) fn spawn(
+fn spawn(
     config: &StdioConfig,
     rt: &tokio::runtime::Handle,
 ) -> Result<(Child, Option<OwnedFd>), Error> {

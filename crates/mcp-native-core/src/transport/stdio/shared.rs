@@ -84,6 +84,7 @@ pub(super) struct Shared {
     pub(super) flags: Arc<Flags>,
     pub(super) max_message_bytes: usize,
     /// Set once the stdout pipe was offered to grow (see [`super::pipe`]): the grant, if it grew.
+    #[cfg(unix)]
     pub(super) pipe: std::sync::OnceLock<Option<super::pipe::Grant>>,
     /// The caller's stdout is handed over while long lines arrive
     /// ([`super::StdioConfig::hand_over_long_lines`]).
@@ -139,6 +140,7 @@ impl Shared {
     }
 
     /// A large message is arriving on stdout (`fd`): grows the pipe, once per connection.
+    #[cfg(unix)]
     pub(super) fn grow_pipe(&self, fd: std::os::fd::RawFd) {
         self.pipe.get_or_init(|| super::pipe::grow(fd));
     }

@@ -2,7 +2,6 @@
 //! (the caller's, or the owner's once stdin drains), the rest waiting in the outbox.
 
 use std::collections::VecDeque;
-use std::os::fd::RawFd;
 
 use crate::error::Error;
 use crate::jsonrpc;
@@ -28,9 +27,10 @@ pub(super) struct Writer {
     pub(super) queued: usize,
     /// Bytes of the front frame already written.
     pub(super) front_written: usize,
-    /// The raw stdin descriptor while it is open. The owner closes it only after clearing this
-    /// under the lock, so no write can reach a reused descriptor.
-    pub(super) stdin: Option<RawFd>,
+    /// The raw stdin descriptor while it is open (Windows: only that it is open). The owner
+    /// closes it only after clearing this under the lock, so no write can reach a reused
+    /// descriptor.
+    pub(super) stdin: Option<super::process::StdinRaw>,
     /// Why stdin broke (`EPIPE`: the server closed its end), until the owner takes it to end
     /// the connection.
     pub(super) broken: Option<std::io::Error>,
@@ -75,7 +75,30 @@ impl Writer {
         was_idle && !self.outbox.is_empty()
     }
 
+    /// Windows: nothing is written here; the owner takes the frames ([`Writer::take_chunk`]) and
+    /// writes them (anonymous pipes cannot be written without blocking).
+    #[cfg(windows)]
+    pub(super) fn flush(&mut self) {}
+
+    /// Windows: moves up to `max` bytes (whole frames, or what is left of the front one, at least
+    /// one frame's worth) out of the outbox for the owner to write; they count as written.
+    #[cfg(windows)]
+    pub(super) fn take_chunk(&mut self, max: usize) -> Vec<u8> {
+        let mut chunk = Vec::new();
+        while let Some(front) = self.outbox.front() {
+            let rest = &front.frame[self.front_written..];
+            if !chunk.is_empty() && chunk.len() + rest.len() > max {
+                break;
+            }
+            chunk.extend_from_slice(rest);
+            let n = rest.len();
+            self.consume(n);
+        }
+        chunk
+    }
+
     /// Writes queued frames until stdin would block. Never blocks.
+    #[cfg(unix)]
     pub(super) fn flush(&mut self) {
         let Some(fd) = self.stdin else { return };
         const MAX_IOV: usize = 64;

@@ -175,6 +175,7 @@ fn claude_local_scope_comes_first_and_counts_for_claude_json() {
     assert!(!d.load_with(&[], options).configs.contains_key("l"));
 }
 
+#[cfg(unix)] // a symlink
 #[test]
 fn claude_local_scope_matches_the_real_path_too() {
     let d = Dirs::new("realpath");

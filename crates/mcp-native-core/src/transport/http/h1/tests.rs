@@ -685,6 +685,7 @@ async fn data_before_bad_framing_is_delivered_before_the_error() {
     .unwrap();
 }
 
+#[cfg(unix)] // socket2 reads the keepalive time and interval back on Unix only
 #[tokio::test]
 async fn connections_get_tcp_keepalive() {
     tokio::time::timeout(LIMIT, async {
