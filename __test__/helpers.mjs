@@ -11,14 +11,29 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const NATIVE_DIR = join(ROOT, 'native')
 export const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 export const NODE = process.versions.bun ? 'node' : process.execPath
+/** The JS thread reads the server's stdout (lib/core.js): not with MCP_NATIVE_RUST_READER=1, never on Windows. */
+export const JS_READER = process.platform !== 'win32' && process.env.MCP_NATIVE_RUST_READER !== '1'
 
 /** A stdio config for the fixture server with extra flags and config fields. */
 export function fixture(flags = [], extra = {}) {
   return { command: NODE, args: [FIXTURE, ...flags], ...extra }
 }
 
-/** True while `pid` exists and is not a zombie. */
+/** True while `pid` exists and is not a zombie (Windows: while it can be signalled, i.e. opened). */
 export function alive(pid) {
+  if (process.platform === 'win32') {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  return procAlive(pid)
+}
+
+/** Linux's view: `/proc/<pid>/stat` exists and is not a zombie's. */
+function procAlive(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
@@ -51,14 +66,18 @@ export async function settle(promise) {
   }
 }
 
-/** Process ids whose command line contains `text` (for "nothing is left running" checks). */
+/**
+ * Process ids whose command line contains `text` (for "nothing is left running" checks), from
+ * Linux's /proc — under wine too, whose Windows processes are Linux processes (then the ids are
+ * Linux's, for counting only). Windows itself has no such table for a test to read.
+ */
 export function processesWith(text) {
   const found = []
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    if (!/^\d+$/.test(entry) || (process.platform !== 'win32' && Number(entry) === process.pid)) continue
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-      if (cmdline.includes(text) && alive(Number(entry))) found.push(Number(entry))
+      if (cmdline.includes(text) && procAlive(Number(entry))) found.push(Number(entry))
     } catch {
       // gone meanwhile
     }
@@ -79,7 +98,10 @@ export function mcpPackage(name) {
 
 /** Starts the project's HTTP fixture server on 127.0.0.1:0: `{ child, base }`. */
 export async function startHttpFixture() {
-  const child = spawn(NODE, [join(ROOT, '__test__', 'fixture', 'http-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] })
+  // stderr piped and passed on, not inherited: Node for Windows under wine cannot open an inherited
+  // handle of Bun 1.4 as its stderr (EBADF at start).
+  const child = spawn(NODE, [join(ROOT, '__test__', 'fixture', 'http-server.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] })
+  child.stderr.on('data', (chunk) => process.stderr.write(chunk))
   const { port } = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(JSON.parse(String(d)))))
   return { child, base: `http://127.0.0.1:${port}` }
 }

@@ -4,7 +4,10 @@
 # mcp-native.<platform>.node, and prints a line per target: size, gzipped size, libc floor.
 #
 # Platforms (npm/ folder names): linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl
-# darwin-x64 darwin-arm64 (default: all of them). The development build (`npm run build`, what
+# darwin-x64 darwin-arm64 win32-x64-msvc (default: all of them). win32-x64-msvc is built with the
+# GNU toolchain (x86_64-pc-windows-gnu, mingw-w64: MSVC's libraries cannot be fetched here) and
+# named as napi-rs's loader looks for it under the official, MSVC-built Node and under Bun; N-API
+# is a C interface, and the file imports only system DLLs (checked below). The development build (`npm run build`, what
 # `npm ci` runs) stays a plain host build with rustup; only this script needs the toolchains below.
 #
 # Toolchains, all from the package registries (`rustup target add` cannot download here):
@@ -15,19 +18,25 @@
 # - every other target with Debian's rustc and the standard library built from its sources
 #   (`apt-get install rustc-web cargo-web rust-web-src`; `-Zbuild-std`, RUSTC_BOOTSTRAP=1). Debian
 #   moves rustc-web with security updates: the version used is read and printed, never pinned.
+# - Windows: mingw-w64 as C compiler and linker (`apt-get install gcc-mingw-w64-x86-64`), and an
+#   empty libnode.dll that napi-build insists on linking for windows-gnu (napi-rs finds N-API in
+#   the host executable at load time), made here under target/libnode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 darwin-arm64)
+all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 darwin-arm64 win32-x64-msvc)
 if [ "$#" -gt 0 ]; then platforms=("$@"); else platforms=("${all[@]}"); fi
 
 venv="target/zig-venv"
-if [ ! -x "$venv/bin/cargo-zigbuild" ]; then
-  echo "build-targets: installing ziglang and cargo-zigbuild into $venv" >&2
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check ziglang==0.17.1 cargo-zigbuild==0.24.1
-fi
 zigbin="$PWD/$venv/bin"
+# zig and cargo-zigbuild, on first use (every target but Windows).
+need_zig() {
+  if [ ! -x "$venv/bin/cargo-zigbuild" ]; then
+    echo "build-targets: installing ziglang and cargo-zigbuild into $venv" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check ziglang==0.17.1 cargo-zigbuild==0.24.1
+  fi
+}
 
 needs_debian_rust() {
   if [ ! -x /usr/bin/rustc ] || [ ! -d /usr/lib/rustlib/src/rust/library ]; then
@@ -45,6 +54,7 @@ rust_target() {
     linux-arm64-musl) echo aarch64-unknown-linux-musl ;;
     darwin-x64) echo x86_64-apple-darwin ;;
     darwin-arm64) echo aarch64-apple-darwin ;;
+    win32-x64-msvc) echo x86_64-pc-windows-gnu ;;
     *) echo "build-targets: unknown platform $1 (one of: ${all[*]})" >&2; exit 2 ;;
   esac
 }
@@ -52,16 +62,37 @@ rust_target() {
 for platform in "${platforms[@]}"; do
   target="$(rust_target "$platform")"
   triple="${target%.2.17}"
-  case "$triple" in *apple-darwin) lib=libmcp_native.dylib ;; *) lib=libmcp_native.so ;; esac
+  case "$triple" in
+    *apple-darwin) lib=libmcp_native.dylib ;;
+    *windows*) lib=mcp_native.dll ;;
+    *) lib=libmcp_native.so ;;
+  esac
   out="npm/$platform/mcp-native.$platform.node"
   started=$SECONDS
   if [ "$platform" = linux-x64-gnu ]; then
+    need_zig
     # rustup's toolchain has this target's std.
     echo "== $platform: $target ($(rustc --version))" >&2
     PATH="$zigbin:$PATH" CARGO_TARGET_DIR="$PWD/target/targets" \
       cargo zigbuild --release --locked -p mcp-native --target "$target"
+  elif [ "$platform" = win32-x64-msvc ]; then
+    needs_debian_rust "$platform"
+    if ! command -v x86_64-w64-mingw32-gcc > /dev/null; then
+      echo "build-targets: $platform needs mingw-w64: apt-get install gcc-mingw-w64-x86-64" >&2
+      exit 2
+    fi
+    mkdir -p target/libnode
+    if [ ! -f target/libnode/libnode.dll ]; then
+      echo 'void mcp_native_no_node_here(void) {}' > target/libnode/empty.c
+      x86_64-w64-mingw32-gcc -shared -o target/libnode/libnode.dll target/libnode/empty.c
+    fi
+    echo "== $platform: $target ($(/usr/bin/rustc --version), std built from source, mingw-w64)" >&2
+    PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 LIBNODE_PATH="$PWD/target/libnode" \
+      CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc CARGO_TARGET_DIR="$PWD/target/targets" \
+      /usr/bin/cargo build --release --locked -p mcp-native --target "$target" -Zbuild-std=std,panic_unwind
   else
     needs_debian_rust "$platform"
+    need_zig
     echo "== $platform: $target ($(/usr/bin/rustc --version), std built from source)" >&2
     flags=""
     # A musl cdylib must link the C library dynamically (Rust's musl default is static).
@@ -90,6 +121,17 @@ for platform in "${platforms[@]}"; do
         exit 1
       fi
       floor="libSystem"
+      ;;
+    *windows*)
+      # Only the system's DLLs: no mingw runtime (libgcc, winpthread) and no libnode.dll.
+      dlls=$(x86_64-w64-mingw32-objdump -p "$out" | sed -n 's/^\s*DLL Name: //p' | sort -fu | tr '\n' ' ')
+      for dll in $dlls; do
+        case "$(echo "$dll" | tr 'A-Z' 'a-z')" in
+          kernel32.dll|advapi32.dll|ntdll.dll|msvcrt.dll|ws2_32.dll|bcryptprimitives.dll|userenv.dll|api-ms-win-*) ;;
+          *) echo "build-targets: $out imports $dll, which Windows does not have" >&2; exit 1 ;;
+        esac
+      done
+      floor="imports: $dlls"
       ;;
   esac
   echo "built $platform $out $size bytes, gzip -9 $gz bytes, $floor, $((SECONDS - started)) s"

@@ -3,10 +3,11 @@
 // at test time into a cache folder outside the repository — never as devDependencies, whose
 // `os`/`cpu` restrictions would break `npm ci` on other platforms.
 //
-//   node scripts/runtimes.mjs path <name> [--arch=arm64] [--libc=musl]
+//   node scripts/runtimes.mjs path <name> [--arch=arm64] [--libc=musl] [--platform=win32]
 //                                             prints the binary's path, installing it if missing
 //                                             (another arch or libc than this machine's: for the
-//                                             builds of other platforms, run under qemu-user)
+//                                             builds of other platforms, run under qemu-user;
+//                                             Windows builds run under wine, scripts/wine.mjs)
 //   node scripts/runtimes.mjs install [name…] installs (default: every pinned runtime)
 //   node scripts/runtimes.mjs list            the pinned runtimes, one a line
 //   node scripts/runtimes.mjs run <name> [arg…]
@@ -21,6 +22,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync,
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+import { ensureWine } from './wine.mjs'
 
 /**
  * The pinned runtimes. The agent requires Bun >=1.3.7 (12.7.6) and >=1.3.14 (18.3.4); jest and
@@ -74,7 +77,7 @@ function packageOf(name, version, { platform, arch: nodeArch, musl }) {
   }
   if (musl) throw new Error('runtimes: npm has no musl build of Node')
   const os = platform === 'win32' ? 'win' : platform
-  return { pkg: `node-${os}-${arch}@${version}`, bin: platform === 'win32' ? exe : join('bin', exe) }
+  return { pkg: `node-${os}-${arch}@${version}`, bin: join('bin', exe) }
 }
 
 /**
@@ -84,6 +87,7 @@ function packageOf(name, version, { platform, arch: nodeArch, musl }) {
  * @param {Machine} machine
  */
 export function emulated(machine) {
+  if (machine.platform === 'win32' && process.platform !== 'win32') return ensureWine()
   if (machine.arch === process.arch || machine.platform !== 'linux' || machine.musl) return process.env
   return { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu', ...process.env }
 }
@@ -91,6 +95,15 @@ export function emulated(machine) {
 function isMusl() {
   // @ts-expect-error glibcVersionRuntime is in the report's header on glibc systems only
   return !process.report?.getReport()?.header?.glibcVersionRuntime
+}
+
+/**
+ * How to run a binary of `machine` here: `[command, ...leading args]` (wine for a Windows build).
+ * @param {Partial<Machine>} machine @param {string} bin
+ * @returns {[string, ...string[]]}
+ */
+export function launcher(machine, bin) {
+  return machine.platform === 'win32' && process.platform !== 'win32' ? ['wine', bin] : [bin]
 }
 
 /**
@@ -119,7 +132,8 @@ export function runtimePath(spec, machine = {}) {
     execFileSync('tar', ['-xzf', join(tmp, tgz), '-C', tmp])
     const unpacked = join(tmp, 'package')
     chmodSync(join(unpacked, bin), 0o755)
-    const said = execFileSync(join(unpacked, bin), ['--version'], { encoding: 'utf8', env: emulated(target) })
+    const [exe, ...lead] = launcher(target, join(unpacked, bin))
+    const said = execFileSync(exe, [...lead, '--version'], { encoding: 'utf8', env: emulated(target) })
       .trim()
       .replace(/^v/, '')
     if (said !== version) throw new Error(`${pkg}: the binary says it is ${said}, not ${version}`)
@@ -139,7 +153,11 @@ export function runtimePath(spec, machine = {}) {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [cmd, ...rest] = process.argv.slice(2)
   const flag = (/** @type {string} */ f) => rest.find((a) => a.startsWith(`--${f}=`))?.slice(f.length + 3)
-  const machine = { ...(flag('arch') ? { arch: flag('arch') } : {}), ...(flag('libc') ? { musl: flag('libc') === 'musl' } : {}) }
+  const machine = {
+    ...(flag('arch') ? { arch: flag('arch') } : {}),
+    ...(flag('libc') ? { musl: flag('libc') === 'musl' } : {}),
+    ...(flag('platform') ? { platform: flag('platform') } : {}),
+  }
   const plain = rest.filter((a) => !a.startsWith('--'))
   if (cmd === 'path' && plain.length === 1) {
     process.stdout.write(`${runtimePath(plain[0], machine)}\n`)

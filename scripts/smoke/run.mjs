@@ -10,7 +10,7 @@
 // The runtime command may be a plain binary, or an emulator and a binary. Exits non-zero, saying
 // why, unless the stdio call, the HTTPS call and the SQLite cache all worked.
 import { spawn } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:https'
 import { join } from 'node:path'
 
@@ -64,21 +64,28 @@ try {
   server = await httpsServer()
   const url = `https://127.0.0.1:${server.address().port}/mcp`
   // Not spawnSync: the HTTPS server above runs on this process's event loop.
+  // Output goes to files, not pipes: Node for Windows under wine cannot open a Linux pipe as its
+  // stdout (EBADF).
+  const outFile = join(consumer, 'smoke.out')
+  const errFile = join(consumer, 'smoke.err')
   const child = await new Promise((resolve) => {
     const args = [...runtime.slice(1), join(ROOT, 'scripts', 'smoke', 'client.mjs'), url, join(ROOT, '__test__', 'fixture', 'server.mjs')]
+    const [outFd, errFd] = [openSync(outFile, 'w'), openSync(errFile, 'w')]
     const p = spawn(runtime[0], args, {
       cwd: consumer,
       env: { ...process.env, NODE_EXTRA_CA_CERTS: join(TLS, 'ca.pem') },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', outFd, errFd],
     })
+    closeSync(outFd)
+    closeSync(errFd)
     const out = { stdout: '', stderr: '', status: /** @type {number | null} */ (null), error: /** @type {unknown} */ (null) }
-    p.stdout.on('data', (c) => (out.stdout += c))
-    p.stderr.on('data', (c) => (out.stderr += c))
     const timer = setTimeout(() => p.kill('SIGKILL'), 300_000)
     p.on('error', (e) => (out.error = e))
     p.on('close', (code) => {
       clearTimeout(timer)
       out.status = code
+      out.stdout = readFileSync(outFile, 'utf8')
+      out.stderr = readFileSync(errFile, 'utf8')
       resolve(out)
     })
   })
