@@ -38,6 +38,19 @@ fn fixture(flags: &[&str]) -> ServerConfig {
     config
 }
 
+/// Client options with a reconnect policy: `attempts`, the first after `initial_ms`, waits
+/// doubling up to `max_ms`.
+fn reconnecting(attempts: u32, initial_ms: u64, max_ms: u64) -> ClientOptions {
+    ClientOptions {
+        reconnect: Some(ReconnectPolicy {
+            max_attempts: attempts,
+            initial_delay: Duration::from_millis(initial_ms),
+            max_delay: Duration::from_millis(max_ms),
+        }),
+        ..ClientOptions::default()
+    }
+}
+
 async fn within<T>(f: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(WAIT, f).await.expect("in time")
 }
@@ -219,14 +232,7 @@ async fn server_requests_get_roots_or_method_not_found_by_default() {
 
 #[tokio::test]
 async fn reconnect_after_a_crash_with_a_new_process() {
-    let options = ClientOptions {
-        reconnect: Some(ReconnectPolicy {
-            max_attempts: 3,
-            initial_delay: Duration::from_millis(50),
-            max_delay: Duration::from_millis(200),
-        }),
-        ..ClientOptions::default()
-    };
+    let options = reconnecting(3, 50, 200);
     let client = within(Client::connect_to("fx", fixture(&[]), options))
         .await
         .unwrap();
@@ -267,14 +273,7 @@ impl mcp_native_core::client::ClientSink for HoldFirstError {}
 #[tokio::test]
 async fn a_request_made_after_the_transport_ended_but_before_the_client_saw_it_waits_for_the_reconnect()
  {
-    let options = ClientOptions {
-        reconnect: Some(ReconnectPolicy {
-            max_attempts: 3,
-            initial_delay: Duration::from_millis(10),
-            max_delay: Duration::from_millis(50),
-        }),
-        ..ClientOptions::default()
-    };
+    let options = reconnecting(3, 10, 50);
     let (held_tx, mut held) = tokio::sync::mpsc::unbounded_channel();
     let (release, gate) = std::sync::mpsc::channel();
     let sink = Arc::new(HoldFirstError {
@@ -500,14 +499,7 @@ async fn reconnect_backs_off_exponentially_up_to_the_cap() {
         made2.lock().unwrap().push(t.clone());
         Ok(t as Arc<dyn Transport>)
     });
-    let options = ClientOptions {
-        reconnect: Some(ReconnectPolicy {
-            max_attempts: 4,
-            initial_delay: Duration::from_millis(500),
-            max_delay: Duration::from_millis(1500),
-        }),
-        ..ClientOptions::default()
-    };
+    let options = reconnecting(4, 500, 1500);
     let client = Client::new(
         "mem",
         ServerConfig::Custom {
@@ -545,14 +537,7 @@ async fn requests_wait_out_a_reconnect_bounded_by_their_timeout() {
         made2.lock().unwrap().push(t.clone());
         Ok(t as Arc<dyn Transport>)
     });
-    let options = ClientOptions {
-        reconnect: Some(ReconnectPolicy {
-            max_attempts: 2,
-            initial_delay: Duration::from_millis(800),
-            max_delay: Duration::from_millis(800),
-        }),
-        ..ClientOptions::default()
-    };
+    let options = reconnecting(2, 800, 800);
     let client = Client::new(
         "mem",
         ServerConfig::Custom {
