@@ -14,7 +14,18 @@ import {
   StdioTransport,
   HttpTransport,
 } from 'mcp-native'
-import { ROOT, NODE, WORKER_END_CRASHES_BUN, fixture, alive, marker, processesWith, settle, startHttpFixture, waitFor } from './helpers.mjs'
+import {
+  ROOT,
+  SCRIPT_NODE,
+  WORKER_END_CRASHES_BUN,
+  fixture,
+  alive,
+  marker,
+  processesWith,
+  settle,
+  startHttpFixture,
+  waitFor,
+} from './helpers.mjs'
 
 const cleanup = []
 afterEach(async () => {
@@ -533,7 +544,7 @@ describe('MCPClient over HTTP: the GET stream', () => {
         console.log(JSON.stringify(await c.request('echo', { ok: 1 })))`
       const started = Date.now()
       const out = await new Promise((resolve, reject) => {
-        const child = spawn(NODE, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+        const child = spawn(SCRIPT_NODE, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
         let text = ''
         child.stdout.on('data', (d) => (text += d))
         const timer = setTimeout(() => {

@@ -10,7 +10,14 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 /** Where napi-rs writes the generated loader (index.js, index.d.ts) and the locally built `.node`, side by side. */
 export const NATIVE_DIR = join(ROOT, 'native')
 export const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
-export const NODE = process.versions.bun ? 'node' : process.execPath
+/** The Node that runs a script importing the package: the Node under test, `node` from PATH under Bun. */
+export const SCRIPT_NODE = process.versions.bun ? 'node' : process.execPath
+/**
+ * The Node that runs the fixture servers: SCRIPT_NODE, or MCP_NATIVE_FIXTURE_NODE — the machine's
+ * own Node when the runtime under test is emulated (scripts/target-tests.mjs), so a server's speed
+ * is not the emulator's.
+ */
+export const NODE = process.env.MCP_NATIVE_FIXTURE_NODE || SCRIPT_NODE
 /** The JS thread reads the server's stdout (lib/core.js): not with MCP_NATIVE_RUST_READER=1, never on Windows. */
 export const JS_READER = process.platform !== 'win32' && process.env.MCP_NATIVE_RUST_READER !== '1'
 
