@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `npm run build:targets [-- <platform>…]` (issue 30): builds the addon for every platform the
 # agent ships on that this Linux machine can build, each into its npm/<platform>/ folder as
-# mcp-native.<platform>.node, and prints a line per target: size, gzipped size, libc floor.
+# mcp-native.<platform>.node, and prints a line per target: size, gzipped size, libc floor; then
+# tests each one that can run here (the end of this file).
 #
 # Platforms (npm/ folder names): linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl
-# darwin-x64 darwin-arm64 win32-x64-msvc (default: all of them). win32-x64-msvc is built with the
+# darwin-x64 darwin-arm64 win32-x64-msvc win32-arm64-msvc (default: all of them). win32-x64-msvc is built with the
 # GNU toolchain (x86_64-pc-windows-gnu, mingw-w64: MSVC's libraries cannot be fetched here) and
 # named as napi-rs's loader looks for it under the official, MSVC-built Node and under Bun; N-API
 # is a C interface, and the file imports only system DLLs (checked below). The development build (`npm run build`, what
@@ -24,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 darwin-arm64 win32-x64-msvc)
+all=(linux-x64-gnu linux-arm64-gnu linux-x64-musl linux-arm64-musl darwin-x64 darwin-arm64 win32-x64-msvc win32-arm64-msvc)
 if [ "$#" -gt 0 ]; then platforms=("$@"); else platforms=("${all[@]}"); fi
 
 venv="target/zig-venv"
@@ -55,6 +56,7 @@ rust_target() {
     darwin-x64) echo x86_64-apple-darwin ;;
     darwin-arm64) echo aarch64-apple-darwin ;;
     win32-x64-msvc) echo x86_64-pc-windows-gnu ;;
+    win32-arm64-msvc) echo aarch64-pc-windows-gnullvm ;;
     *) echo "build-targets: unknown platform $1 (one of: ${all[*]})" >&2; exit 2 ;;
   esac
 }
@@ -90,6 +92,26 @@ for platform in "${platforms[@]}"; do
     PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 LIBNODE_PATH="$PWD/target/libnode" \
       CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc CARGO_TARGET_DIR="$PWD/target/targets" \
       /usr/bin/cargo build --release --locked -p mcp-native --target "$target" -Zbuild-std=std,panic_unwind
+  elif [ "$platform" = win32-arm64-msvc ]; then
+    # Debian has no mingw-w64 for arm64: zig's (clang and lld, mingw-w64's libraries), for
+    # aarch64-pc-windows-gnullvm. Three things differ from the x64 build: zig makes the empty
+    # node.dll and its import library; zig does not take the export list rustc hands the linker
+    # (`-Wl,<file>.def`), so the one symbol Node needs is exported through a .def of our own; and
+    # zig builds C for Windows with -Werror=date-time, which mimalloc's version string trips.
+    needs_debian_rust "$platform"
+    need_zig
+    arm=target/libnode-arm64
+    mkdir -p "$arm"
+    if [ ! -f "$arm/libnode.a" ]; then
+      echo 'void mcp_native_no_node_here(void) {}' > "$arm/empty.c"
+      (cd "$arm" && "$zigbin/python" -m ziglang cc -target aarch64-windows-gnu -shared -o node.dll empty.c -Wl,--out-implib,libnode.a)
+    fi
+    printf 'EXPORTS\n    napi_register_module_v1\n' > "$arm/exports.def"
+    echo "== $platform: $target ($(/usr/bin/rustc --version), std built from source, zig)" >&2
+    PATH="$zigbin:/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 LIBNODE_PATH="$PWD/$arm" \
+      CFLAGS_aarch64_pc_windows_gnullvm="-Wno-error=date-time" CARGO_TARGET_DIR="$PWD/target/targets" \
+      "$zigbin/cargo-zigbuild" rustc --release --locked -p mcp-native --lib --target "$target" \
+      -Zbuild-std=std,panic_unwind -- -C "link-arg=$PWD/$arm/exports.def"
   else
     needs_debian_rust "$platform"
     need_zig
@@ -122,6 +144,11 @@ for platform in "${platforms[@]}"; do
       fi
       floor="libSystem"
       ;;
+    aarch64-pc-windows-gnullvm)
+      # Only the system's DLLs (the UCRT's api sets among them), and Node's entry point exported.
+      "$venv/bin/python" -c "import pefile" 2> /dev/null || "$venv/bin/pip" install --quiet --disable-pip-version-check pefile==2024.8.26
+      floor="imports: $("$venv/bin/python" scripts/pe-check.py "$out")"
+      ;;
     *windows*)
       # Only the system's DLLs: no mingw runtime (libgcc, winpthread) and no libnode.dll.
       dlls=$(x86_64-w64-mingw32-objdump -p "$out" | sed -n 's/^\s*DLL Name: //p' | sort -fu | tr '\n' ' ')
@@ -136,3 +163,22 @@ for platform in "${platforms[@]}"; do
   esac
   echo "built $platform $out $size bytes, gzip -9 $gz bytes, $floor, $((SECONDS - started)) s"
 done
+
+# Then each target built is tested by its own runtimes where it can run here (BUILD_TARGETS_TEST=0
+# to build only): the Linux ones natively, under qemu-user or as musl (scripts/target-tests.mjs),
+# Windows under wine with its clippy and its Rust tests (scripts/wine-tests.mjs). macOS binaries
+# cannot run here: what is checked of them is above (the link, no framework).
+[ "${BUILD_TARGETS_TEST:-1}" = 1 ] || exit 0
+linux=()
+windows=0
+for platform in "${platforms[@]}"; do
+  case "$platform" in
+    linux-*) linux+=("$platform") ;;
+    win32-x64-msvc) windows=1 ;;
+    win32-arm64-msvc) echo "test $platform: not run, wine here runs x64 Windows programs only (README, Platforms)" ;;
+    darwin-*) echo "test $platform: not run, a macOS binary cannot run on this machine (README, Platforms)" ;;
+  esac
+done
+node scripts/pack.mjs > /dev/null
+if [ "${#linux[@]}" -gt 0 ]; then node scripts/target-tests.mjs "${linux[@]}"; fi
+if [ "$windows" = 1 ]; then node scripts/wine-tests.mjs --clippy --rust; fi
