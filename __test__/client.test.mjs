@@ -13,9 +13,10 @@ import {
   MCPClient,
   StdioTransport,
   HttpTransport,
-} from 'mcp-native'
+} from 'mcp-native/compat-12.7'
 import {
   ROOT,
+  COMPAT,
   SCRIPT_NODE,
   WORKER_END_CRASHES_BUN,
   fixture,
@@ -395,7 +396,7 @@ describe("a client's plain functions (NativeClient.hot)", () => {
     const gc = process.versions.bun ? 'Bun.gc(true)' : 'globalThis.gc()'
     // The server's state is read in the child, before it exits: at exit the exit hook kills every
     // server anyway, so only what the collection did counts.
-    const script = `const { MCPClient } = require(${JSON.stringify(ROOT)});
+    const script = `const { MCPClient } = require(${JSON.stringify(COMPAT)});
       // Made in a function of its own, so that no stack slot keeps it (Bun's GC scans stacks).
       async function make() {
         const c = new MCPClient('fx', ${JSON.stringify(fixture())})
@@ -433,7 +434,7 @@ describe("a client's plain functions (NativeClient.hot)", () => {
       const hostPid = host.transport.pid
       const { Worker } = await import('node:worker_threads')
       const code = (end) => `
-      const { MCPClient } = require(${JSON.stringify(ROOT)})
+      const { MCPClient } = require(${JSON.stringify(COMPAT)})
       const { parentPort } = require('node:worker_threads')
       ;(async () => {
         const c = new MCPClient('w', ${JSON.stringify(fixture())})
@@ -539,7 +540,7 @@ describe('MCPClient over HTTP: the GET stream', () => {
   it('does not keep a script alive that forgets to close', async () => {
     await setListener('stream')
     try {
-      const script = `import { MCPClient } from 'mcp-native'
+      const script = `import { MCPClient } from 'mcp-native/compat-12.7'
         const c = await MCPClient.connect('h', { type: 'http', url: ${JSON.stringify(`${base}/mcp`)} })
         console.log(JSON.stringify(await c.request('echo', { ok: 1 })))`
       const started = Date.now()

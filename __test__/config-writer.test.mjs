@@ -15,7 +15,7 @@ import {
   updateMCPServer,
   validateServerName,
   writeMCPConfigFile,
-} from 'mcp-native/config-writer'
+} from 'mcp-native/compat-12.7/config-writer'
 
 const T = 10000
 

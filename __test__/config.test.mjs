@@ -8,8 +8,14 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { MCPManager } from 'mcp-native'
-import { extractExaApiKey, filterExaMCPServers, isExaMCPServer, loadAllMCPConfigs, validateServerConfig } from 'mcp-native/config'
+import { MCPManager } from 'mcp-native/compat-12.7'
+import {
+  extractExaApiKey,
+  filterExaMCPServers,
+  isExaMCPServer,
+  loadAllMCPConfigs,
+  validateServerConfig,
+} from 'mcp-native/compat-12.7/config'
 
 const T = 15000
 
@@ -595,7 +601,7 @@ describe('Exa helpers and the module', () => {
   it(
     'require and import give the same functions',
     () => {
-      const required = createRequire(import.meta.url)('mcp-native/config')
+      const required = createRequire(import.meta.url)('mcp-native/compat-12.7/config')
       expect(required.loadAllMCPConfigs).toBe(loadAllMCPConfigs)
       expect(required.filterExaMCPServers).toBe(filterExaMCPServers)
     },

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url'
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 /** Where napi-rs writes the generated loader (index.js, index.d.ts) and the locally built `.node`, side by side. */
 export const NATIVE_DIR = join(ROOT, 'native')
+/** The 12.7 profile's entry (`mcp-native/compat-12.7`, SPEC 11.3), for scripts that require the package by path. */
+export const COMPAT = join(ROOT, 'lib', 'entries', 'compat-12.7.js')
 export const FIXTURE = join(ROOT, '__test__', 'fixture', 'server.mjs')
 /** The Node that runs a script importing the package: the Node under test, `node` from PATH under Bun. */
 export const SCRIPT_NODE = process.versions.bun ? 'node' : process.execPath

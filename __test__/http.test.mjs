@@ -2,9 +2,9 @@
 // server-everything in streamableHttp mode. Runs under vitest (Node) and `bun test` (Bun) alike.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { HttpTransport, createHttpTransport } from 'mcp-native'
-import * as transports from 'mcp-native/transports'
-import { callMCP, parseSSE } from 'mcp-native/json-rpc'
+import { HttpTransport, createHttpTransport } from 'mcp-native/compat-12.7'
+import * as transports from 'mcp-native/compat-12.7/transports'
+import { callMCP, parseSSE } from 'mcp-native/compat-12.7/json-rpc'
 import { describeProgress } from './progress.mjs'
 import { EventKind, eventKinds, longStringsValue, settle, startEverything, startHttpFixture, waitFor } from './helpers.mjs'
 
@@ -200,7 +200,7 @@ describe('HttpTransport basics', () => {
 
 describe('MCPManager over HTTP', () => {
   it('large tool results (JSON body or SSE event) take the large-answer route through the manager too', async () => {
-    const { MCPManager, callTool } = await import('mcp-native')
+    const { MCPManager, callTool } = await import('mcp-native/compat-12.7')
     const m = new MCPManager(process.cwd())
     try {
       await m.connectServers({ h: { type: 'http', url: `${base}/mcp` } }, {})

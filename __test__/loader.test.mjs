@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { discoverAndLoadMCPTools } from 'mcp-native/loader'
-import { MCPToolCache } from 'mcp-native/tool-cache'
+import { discoverAndLoadMCPTools } from 'mcp-native/compat-12.7/loader'
+import { MCPToolCache } from 'mcp-native/compat-12.7/tool-cache'
 import { fixture, ROOT, waitFor } from './helpers.mjs'
 
 let agentDir

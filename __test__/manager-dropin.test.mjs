@@ -3,7 +3,7 @@
 // vitest (Node) and `bun test` (Bun) alike.
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { MCPManager } from 'mcp-native/manager'
+import { MCPManager } from 'mcp-native/compat-12.7/manager'
 import { fixture, ROOT, settle } from './helpers.mjs'
 
 const managers = []
@@ -135,7 +135,7 @@ describe('/mcp add then reload (issue 9)', () => {
     const { mkdtempSync, mkdirSync, rmSync } = await import('node:fs')
     const { tmpdir } = await import('node:os')
     const { join } = await import('node:path')
-    const { addMCPServer, getMCPConfigPath } = await import('mcp-native/config-writer')
+    const { addMCPServer, getMCPConfigPath } = await import('mcp-native/compat-12.7/config-writer')
     const dir = mkdtempSync(join(tmpdir(), 'mcp-native-reload-'))
     const home = join(dir, 'home')
     const cwd = join(dir, 'project')

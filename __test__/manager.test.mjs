@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { MCPManager, createMCPManager } from 'mcp-native'
-import { createMCPToolName, resolveConfigValue } from 'mcp-native/manager'
+import { MCPManager, createMCPManager } from 'mcp-native/compat-12.7'
+import { createMCPToolName, resolveConfigValue } from 'mcp-native/compat-12.7/manager'
 import { ROOT, NODE, fixture, marker, mcpPackage, processesWith, settle, startEverything, waitFor } from './helpers.mjs'
 
 const managers = []
@@ -577,7 +577,7 @@ describe('real servers through a temporary .mcp.json', () => {
 
 /** The default discovery, project file only (the user's real ~/.mcp.json stays out of tests). */
 async function loadOnlyProject(cwd) {
-  const { loadConfigs } = await import('mcp-native/manager')
+  const { loadConfigs } = await import('mcp-native/compat-12.7/manager')
   const saved = process.env.HOME
   process.env.HOME = join(cwd, 'no-such-home')
   try {

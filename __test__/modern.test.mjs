@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { callTool, connectToServer, disconnectServer, listTools, MCPClient, MCPManager } from 'mcp-native'
+import { callTool, connectToServer, disconnectServer, listTools, MCPClient, MCPManager } from 'mcp-native/compat-12.7'
 import { EventKind, eventKinds, fixture, longStringsValue, NODE, ROOT, settle, startHttpFixture, waitFor } from './helpers.mjs'
 
 const MODERN = join(ROOT, '__test__', 'fixture', 'modern-server.mjs')

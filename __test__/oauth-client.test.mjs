@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { connectToServer, createMCPManager, disconnectServer, MCPClient } from 'mcp-native'
+import { connectToServer, createMCPManager, disconnectServer, MCPClient } from 'mcp-native/compat-12.7'
 import { startOAuthServer } from './fixture/oauth-server.mjs'
 
 const REDIRECT = 'http://127.0.0.1:9/callback'

@@ -3,8 +3,8 @@
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { analyzeAuthError, detectAuthError, discoverOAuthEndpoints, extractOAuthEndpoints } from 'mcp-native/oauth-discovery'
-import { MCPOAuthFlow } from 'mcp-native/oauth-flow'
+import { analyzeAuthError, detectAuthError, discoverOAuthEndpoints, extractOAuthEndpoints } from 'mcp-native/compat-12.7/oauth-discovery'
+import { MCPOAuthFlow } from 'mcp-native/compat-12.7/oauth-flow'
 import { settle, waitFor } from './helpers.mjs'
 import { callbackPort, canConnect, httpGet, json, s256, silent, startStub, visitCallback } from './oauth-stub.mjs'
 

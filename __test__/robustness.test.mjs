@@ -7,8 +7,21 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { createHttpTransport, createStdioTransport, HttpTransport, MCPClient, MCPManager, StdioTransport } from 'mcp-native'
-import { alive, FIXTURE, fixture, marker, NODE, processesWith, ROOT, settle, startHttpFixture, tcpOpen, waitFor } from './helpers.mjs'
+import { createHttpTransport, createStdioTransport, HttpTransport, MCPClient, MCPManager, StdioTransport } from 'mcp-native/compat-12.7'
+import {
+  alive,
+  COMPAT,
+  FIXTURE,
+  fixture,
+  marker,
+  NODE,
+  processesWith,
+  ROOT,
+  settle,
+  startHttpFixture,
+  tcpOpen,
+  waitFor,
+} from './helpers.mjs'
 
 const require = createRequire(import.meta.url)
 const native = require('../native/index.js')
@@ -217,7 +230,7 @@ describe('2. a dropped HttpTransport ends its streams and its session', () => {
   const gc = process.versions.bun ? 'Bun.gc(true)' : 'globalThis.gc()'
   const runScript = (body) =>
     new Promise((resolve) => {
-      const script = `const { HttpTransport, MCPClient } = require(${JSON.stringify(ROOT)});\n(async () => {\n${body}\n})().catch((e) => { console.error(e); process.exit(1) })`
+      const script = `const { HttpTransport, MCPClient } = require(${JSON.stringify(COMPAT)});\n(async () => {\n${body}\n})().catch((e) => { console.error(e); process.exit(1) })`
       const flags = process.versions.bun ? [] : ['--expose-gc']
       execFile(process.execPath, [...flags, '-e', script], { timeout: 20000, cwd: ROOT }, (error, stdout, stderr) =>
         resolve({ error, stdout, stderr }),

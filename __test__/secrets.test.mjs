@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
-import { MCPClient, MCPManager, callMCP, connectToServer, createHttpTransport, createStdioTransport } from 'mcp-native'
+import { MCPClient, MCPManager, callMCP, connectToServer, createHttpTransport, createStdioTransport } from 'mcp-native/compat-12.7'
 import { ROOT, fixture, settle, startHttpFixture, waitFor } from './helpers.mjs'
 
 // Every secret starts with PREFIX, so one search finds any of them (and any part of a `!command`

@@ -2,8 +2,8 @@
 // (Node) and `bun test` (Bun) alike.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { connectToServer, disconnectServer } from 'mcp-native/client'
-import { createMCPToolName, DeferredMCPTool, MCPTool, parseMCPToolName, ToolAbortError } from 'mcp-native/tool-bridge'
+import { connectToServer, disconnectServer } from 'mcp-native/compat-12.7/client'
+import { createMCPToolName, DeferredMCPTool, MCPTool, parseMCPToolName, ToolAbortError } from 'mcp-native/compat-12.7/tool-bridge'
 import { fixture, settle } from './helpers.mjs'
 
 let connection

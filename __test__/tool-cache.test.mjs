@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { MCPToolCache } from 'mcp-native/tool-cache'
+import { MCPToolCache } from 'mcp-native/compat-12.7/tool-cache'
 import { ROOT } from './helpers.mjs'
 
 const T = 10000

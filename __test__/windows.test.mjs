@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { createStdioTransport } from 'mcp-native'
+import { createStdioTransport } from 'mcp-native/compat-12.7'
 import { FIXTURE, NODE, alive, waitFor } from './helpers.mjs'
 
 const WIN = process.platform === 'win32'

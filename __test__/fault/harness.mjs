@@ -30,7 +30,7 @@ import {
   connectToServer,
   disconnectServer,
   listTools,
-} from 'mcp-native'
+} from 'mcp-native/compat-12.7'
 import { NODE, ROOT, processesWith } from '../helpers.mjs'
 import { PATHS, makeCase } from './plan.mjs'
 import { caseSeed, prng, randomSeed } from './prng.mjs'

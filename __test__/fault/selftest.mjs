@@ -5,7 +5,7 @@
 //   node __test__/fault/selftest.mjs        (about a minute; FAULT_SEED picks other cases)
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
-import { HttpTransport, MCPClient, StdioTransport } from 'mcp-native'
+import { HttpTransport, MCPClient, StdioTransport } from 'mcp-native/compat-12.7'
 import { describeCase, planRun, runCase } from './harness.mjs'
 
 const NODE = process.versions.bun ? 'node' : process.execPath

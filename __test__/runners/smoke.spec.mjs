@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module'
 import { expect, it } from 'vitest'
 
-import * as pkg from 'mcp-native'
+import * as pkg from 'mcp-native/compat-12.7'
 
 const require = createRequire(import.meta.url)
 const { smoke } = require('./smoke.cjs')

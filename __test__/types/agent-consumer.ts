@@ -2,10 +2,10 @@
 // and `node16` (issue 9): the agent's own statements that touch its MCP layer, unchanged, with
 // the agent's `CustomTool` contract as SPEC 8.2 gives it (TypeBox 0.34). It is never run.
 import type { Static, TSchema } from '@sinclair/typebox'
-import type { JsonRpcResponse } from 'mcp-native/json-rpc'
-import { createMCPManager, MCPManager } from 'mcp-native/manager'
-import type { MCPToolDetails } from 'mcp-native'
-import { DeferredMCPTool, MCPTool } from 'mcp-native/tool-bridge'
+import type { JsonRpcResponse } from 'mcp-native/compat-12.7/json-rpc'
+import { createMCPManager, MCPManager } from 'mcp-native/compat-12.7/manager'
+import type { MCPToolDetails } from 'mcp-native/compat-12.7'
+import { DeferredMCPTool, MCPTool } from 'mcp-native/compat-12.7/tool-bridge'
 
 // --- the agent's types (SPEC 8.2) ------------------------------------------------------------
 interface TextContent {

@@ -1,7 +1,7 @@
 // Type-checked by `npm run test:types` (tsc --noEmit), never run: the tool cache and the config
 // writer used the way the reference's callers use them.
-import { MCPToolCache } from 'mcp-native/tool-cache'
-import type { MCPToolCacheStore, OpenMCPToolCache } from 'mcp-native/tool-cache'
+import { MCPToolCache } from 'mcp-native/compat-12.7/tool-cache'
+import type { MCPToolCacheStore, OpenMCPToolCache } from 'mcp-native/compat-12.7/tool-cache'
 import {
   addMCPServer,
   getMCPConfigPath,
@@ -12,8 +12,8 @@ import {
   updateMCPServer,
   validateServerName,
   writeMCPConfigFile,
-} from 'mcp-native/config-writer'
-import type { MCPConfigFile, MCPServerConfig, MCPToolDefinition } from 'mcp-native/types'
+} from 'mcp-native/compat-12.7/config-writer'
+import type { MCPConfigFile, MCPServerConfig, MCPToolDefinition } from 'mcp-native/compat-12.7/types'
 
 // The agent's AgentStorage, as it is declared there.
 declare class AgentStorage {

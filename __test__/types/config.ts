@@ -8,8 +8,8 @@ import {
   isExaMCPServer,
   loadAllMCPConfigs,
   validateServerConfig,
-} from 'mcp-native/config'
-import type { MCPServerConfig, SourceMeta } from 'mcp-native/types'
+} from 'mcp-native/compat-12.7/config'
+import type { MCPServerConfig, SourceMeta } from 'mcp-native/compat-12.7/types'
 
 export async function discover(cwd: string): Promise<string[]> {
   const options: LoadMCPConfigsOptions = { enableProjectConfig: true, filterExa: true, disabledProviders: ['vscode'] }

@@ -1,6 +1,6 @@
 // Type-checked by `npm run test:types` (tsc --noEmit): uses the API the way the reference's callers
 // do. It is never run.
-import { StdioTransport, createStdioTransport } from 'mcp-native'
+import { StdioTransport, createStdioTransport } from 'mcp-native/compat-12.7'
 import type {
   MCPTransport,
   MCPStdioServerConfig,
@@ -8,10 +8,10 @@ import type {
   MCPInitializeResult,
   MCPError,
   TransportFactory,
-} from 'mcp-native/types'
-import * as transports from 'mcp-native/transports'
-import { callMCP, parseSSE } from 'mcp-native/json-rpc'
-import type { JsonRpcResponse, MCPToolCallResult } from 'mcp-native/types'
+} from 'mcp-native/compat-12.7/types'
+import * as transports from 'mcp-native/compat-12.7/transports'
+import { callMCP, parseSSE } from 'mcp-native/compat-12.7/json-rpc'
+import type { JsonRpcResponse, MCPToolCallResult } from 'mcp-native/compat-12.7/types'
 
 async function useIt(): Promise<void> {
   const config: MCPStdioServerConfig = { command: 'node', args: ['server.js'], env: { A: 'b' }, timeout: 5000 }
@@ -62,8 +62,16 @@ async function useIt(): Promise<void> {
 void useIt
 
 // SPEC 5 and 6, the way the reference's callers use them.
-import { connectToServer, listTools, callTool, disconnectServer, serverSupportsTools, createTransport, MCPClient } from 'mcp-native/client'
-import { MCPManager, createMCPManager } from 'mcp-native/manager'
+import {
+  connectToServer,
+  listTools,
+  callTool,
+  disconnectServer,
+  serverSupportsTools,
+  createTransport,
+  MCPClient,
+} from 'mcp-native/compat-12.7/client'
+import { MCPManager, createMCPManager } from 'mcp-native/compat-12.7/manager'
 import type {
   MCPServerConnection,
   MCPToolDefinition,
@@ -75,8 +83,8 @@ import type {
   SourceMeta,
   MCPToolWithServer,
   MCPConfigFile,
-} from 'mcp-native/types'
-import * as root from 'mcp-native'
+} from 'mcp-native/compat-12.7/types'
+import * as root from 'mcp-native/compat-12.7'
 
 async function useClientAndManager(): Promise<void> {
   const config: MCPServerConfig = { type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer x' }, timeout: 1000 }

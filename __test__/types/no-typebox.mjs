@@ -23,7 +23,7 @@ try {
   execFileSync('cp', ['-r', join(root, 'node_modules', 'undici-types'), join(dir, 'node_modules', 'undici-types')])
   writeFileSync(
     join(dir, 'consumer.ts'),
-    `import { MCPManager, type MCPToolDetails } from 'mcp-native'
+    `import { MCPManager, type MCPToolDetails } from 'mcp-native/compat-12.7'
 export async function use(cwd: string): Promise<string[]> {
   const manager = new MCPManager(cwd)
   const out: string[] = []

@@ -10,10 +10,17 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const entries = readdirSync(join(ROOT, 'lib', 'entries'))
-  .filter((f) => f.endsWith('.d.ts'))
-  .map((f) => f.slice(0, -'.d.ts'.length))
-if (entries.length < 12) throw new Error(`expected the 12 sub-path entries, found ${entries.join(', ')}`)
+/** @param {string} dir */
+const dts = (dir) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.d.ts'))
+    .map((f) => f.slice(0, -'.d.ts'.length))
+// The package's sub-paths and the 12.7 profile's (`compat-12.7` and `compat-12.7/<sub-path>`).
+const top = dts(join(ROOT, 'lib', 'entries'))
+const compat = dts(join(ROOT, 'lib', 'entries', 'compat-12.7'))
+if (top.length < 13 || compat.length < 12)
+  throw new Error(`expected the 12 sub-path entries twice, found ${top.join(', ')}; ${compat.join(', ')}`)
+const entries = [...top, ...compat.map((e) => `compat-12.7/${e}`)]
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-native-node10-'))
 try {
@@ -22,13 +29,13 @@ try {
   // Each entry as a namespace, one value or type read from each, so that an unresolved module
   // (implicitly `any` is an error under strict) or an empty one fails.
   const lines = [
-    "import type { MCPServerConfig } from 'mcp-native'",
+    "import type { MCPServerConfig } from 'mcp-native/compat-12.7'",
     ...entries.map((e, i) => `import type * as E${i} from 'mcp-native/${e}'`),
     ...entries.map((e, i) => `export type Keys${i} = keyof typeof E${i} // ${e}`),
     "export const config: MCPServerConfig = { type: 'stdio', command: 'node' }",
-    "import type { MCPToolCacheStorage } from 'mcp-native/tool-cache'",
+    "import type { MCPToolCacheStorage } from 'mcp-native/compat-12.7/tool-cache'",
     'export type Storage = MCPToolCacheStorage',
-    "import type { StdioTransport } from 'mcp-native/transports'",
+    "import type { StdioTransport } from 'mcp-native/compat-12.7/transports'",
     "export type Pid = StdioTransport['pid']",
   ]
   writeFileSync(join(dir, 'consumer.ts'), `${lines.join('\n')}\n`)

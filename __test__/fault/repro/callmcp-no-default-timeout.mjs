@@ -4,7 +4,7 @@
 // forever"). Against a server that never answers, the promise is still pending after 61 s.
 // Exits 1 while the defect is there (takes 61 s).   node __test__/fault/repro/callmcp-no-default-timeout.mjs
 import { spawn } from 'node:child_process'
-import { callMCP } from 'mcp-native'
+import { callMCP } from 'mcp-native/compat-12.7'
 
 const CHAOS = new URL('../chaos-server.mjs', import.meta.url).pathname
 const server = spawn(process.execPath, [CHAOS, '--role=http', '--plan={"seed":1,"faults":{"stallP":1}}', '--max-life-ms=120000'], {

@@ -5,7 +5,7 @@
 // Exits 1 while the defect is there.   node __test__/fault/repro/http-close-keeps-socket.mjs
 import { spawn } from 'node:child_process'
 import { readdirSync, readlinkSync } from 'node:fs'
-import { createHttpTransport } from 'mcp-native'
+import { createHttpTransport } from 'mcp-native/compat-12.7'
 
 const CHAOS = new URL('../chaos-server.mjs', import.meta.url).pathname
 const sockets = () =>

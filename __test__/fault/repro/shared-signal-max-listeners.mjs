@@ -5,7 +5,7 @@
 // session-wide signal to parallel tool calls gets the warning the README blames the SDK for.
 // One listener per signal per transport (dispatching to its pending requests) would avoid it.
 // Exits 1 while the warning appears.   node __test__/fault/repro/shared-signal-max-listeners.mjs
-import { createStdioTransport } from 'mcp-native'
+import { createStdioTransport } from 'mcp-native/compat-12.7'
 
 const CHAOS = new URL('../chaos-server.mjs', import.meta.url).pathname
 let warned = null

@@ -7,7 +7,7 @@
 // with the first caller's abort reason (fault suite seed 2628967329). Expected: the waiting request fails with a transport error (for
 // example `Transport not connected` / MCP_NOT_CONNECTED, the connect's reason as `cause`).
 // Exits 1 while the defect is there.   node __test__/fault/repro/waiting-request-gets-connect-abort.mjs
-import { MCPClient } from 'mcp-native'
+import { MCPClient } from 'mcp-native/compat-12.7'
 
 const CHAOS = new URL('../chaos-server.mjs', import.meta.url).pathname
 const client = new MCPClient('slow', {

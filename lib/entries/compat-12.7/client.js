@@ -1,0 +1,3 @@
+'use strict'
+// mcp-native/compat-12.7/client: the 12.7 profile of mcp-native/client (SPEC 11.3); the same objects.
+module.exports = require('../client.js')

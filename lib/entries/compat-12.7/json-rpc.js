@@ -1,0 +1,3 @@
+'use strict'
+// mcp-native/compat-12.7/json-rpc: the 12.7 profile of mcp-native/json-rpc (SPEC 11.3); the same objects.
+module.exports = require('../json-rpc.js')

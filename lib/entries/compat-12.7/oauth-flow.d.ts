@@ -1,0 +1,2 @@
+// mcp-native/compat-12.7/oauth-flow: the 12.7 profile of mcp-native/oauth-flow (SPEC 11.3); the same objects.
+export * from '../oauth-flow'

@@ -1,0 +1,3 @@
+'use strict'
+// mcp-native/compat-12.7/transports: the 12.7 profile of mcp-native/transports (SPEC 11.3); the same objects.
+module.exports = require('../transports.js')
