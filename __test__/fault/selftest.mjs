@@ -136,17 +136,20 @@ const scenarios = [
     name: 'a process that escapes the server’s group',
     expect: 'process-leak',
     paths: 'stdio-transport,client',
-    plant: () =>
-      patch(
-        StdioTransport.prototype,
-        'connect',
-        (connect) =>
-          function (...a) {
-            const marker = (this.config.args ?? []).find((x) => x.startsWith('--marker='))
-            if (marker) spawn(NODE, ['-e', 'setTimeout(() => {}, 20000)', '--', marker], { detached: true, stdio: 'ignore' }).unref()
-            return connect.apply(this, a)
-          },
-      ),
+    // Planted where each path connects: a bare StdioTransport, and MCPClient (whose transport's
+    // connect() is the client's, and whose server the native client starts).
+    plant: () => {
+      const escaping = (connect) =>
+        function (...a) {
+          const marker = (this.config?.args ?? []).find((x) => x.startsWith('--marker='))
+          if (marker) spawn(NODE, ['-e', 'setTimeout(() => {}, 20000)', '--', marker], { detached: true, stdio: 'ignore' }).unref()
+          return connect.apply(this, a)
+        }
+      const undo = [patch(StdioTransport.prototype, 'connect', escaping), patch(MCPClient.prototype, 'connect', escaping)]
+      return () => {
+        for (const u of undo) u()
+      }
+    },
   },
 ]
 
