@@ -13,12 +13,16 @@ use napi_derive::napi;
 use serde_json::{Value, json};
 
 use super::client::{NativeClient, TaggedSink};
+use super::convert::millis;
 use super::errors::{descriptor_text, guard, promise};
 use super::host::HostCallback;
 use super::sink::{BatchSink, Delivery, EventKind};
 use mcp_native_core::client::{Client, ClientSink};
 use mcp_native_core::error::Error as McpError;
-use mcp_native_core::manager::{LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions};
+use mcp_native_core::manager::{
+    ConnectionEvent, LogLevel, Manager, ManagerEvent, ManagerHost, ManagerOptions,
+    ReconnectSchedule,
+};
 use mcp_native_core::sync::Locked;
 
 /// The manager's host in JavaScript: one callback for the calls that answer, the batch for the
@@ -135,6 +139,25 @@ impl ManagerHost for JsHost {
             ManagerEvent::Removed { server } => {
                 self.push(json!([EventKind::Manager.n(), "removed", server]))
             }
+            // The 18.3.4 status events (`startup-events.ts`), for the root face; the 12.7 face
+            // reports its own `onServerStatus` and ignores them.
+            ManagerEvent::Connection { event, call } => {
+                let kind = EventKind::Manager.n();
+                self.push(match event {
+                    ConnectionEvent::Connecting { servers } => {
+                        json!([kind, "connection", call, "connecting", servers])
+                    }
+                    ConnectionEvent::Reconnecting { server } => {
+                        json!([kind, "connection", call, "reconnecting", server])
+                    }
+                    ConnectionEvent::Connected { server } => {
+                        json!([kind, "connection", call, "connected", server])
+                    }
+                    ConnectionEvent::Failed { server, error } => {
+                        json!([kind, "connection", call, "failed", server, error])
+                    }
+                });
+            }
         }
     }
 
@@ -180,10 +203,7 @@ impl NativeManager {
                 tags: Mutex::default(),
                 next_tag: Default::default(),
             });
-            let options = ManagerOptions {
-                client,
-                ..ManagerOptions::default()
-            };
+            let options = manager_options(&options_json, client);
             Ok(NativeManager {
                 manager: Manager::new(options, host.clone()),
                 host,
@@ -199,28 +219,108 @@ impl NativeManager {
             let configs: Vec<(String, Value)> =
                 serde_json::from_str(&configs_json).unwrap_or_default();
             let r = self.manager.start(configs);
-            Ok(
-                json!({ "started": r.started, "connected": r.connected, "errors": r.errors })
-                    .to_string(),
-            )
+            Ok(json!({
+                "started": r.started,
+                "connected": r.connected,
+                "errors": r.errors,
+                "call": r.call,
+            })
+            .to_string())
         })
     }
 
-    /// The startup gate for `startedJson` (names): `{ connected, deferred, errors }` as JSON.
+    /// The startup gate for `startedJson` (names): `{ connected, deferred, pending, errors }`
+    /// as JSON. `windowMs`: this call's window (absent: the manager's; `0`: wait for every
+    /// server, as 18.3.4's `startupTimeoutMs: 0`).
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn gate<'env>(&self, env: &'env Env, started_json: String) -> Result<Object<'env>> {
+    pub fn gate<'env>(
+        &self,
+        env: &'env Env,
+        started_json: String,
+        window_ms: Option<f64>,
+    ) -> Result<Object<'env>> {
         guard(env, || {
             let manager = self.manager.clone();
             let started: Vec<String> = serde_json::from_str(&started_json).unwrap_or_default();
             promise(env, async move {
-                let r = manager.gate(&started).await;
+                let r = match window_ms {
+                    None => manager.gate(&started).await,
+                    Some(ms) if ms > 0.0 => {
+                        let window = std::time::Duration::from_millis(millis(ms));
+                        manager.gate_within(&started, Some(window)).await
+                    }
+                    Some(_) => manager.gate_within(&started, None).await,
+                };
                 Ok(json!({
                     "connected": r.connected,
                     "deferred": r.deferred,
+                    "pending": r.pending,
                     "errors": r.errors.iter().map(|(n, e)| (n, e.to_string())).collect::<Vec<_>>(),
                 })
                 .to_string())
             })
+        })
+    }
+
+    /// Connects server `name` again under the 18.3.4 reconnect policy (`manual`: the breaker's
+    /// window starts over): whether it is connected after.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn reconnect<'env>(
+        &self,
+        env: &'env Env,
+        name: String,
+        manual: bool,
+    ) -> Result<Object<'env>> {
+        guard(env, || {
+            let manager = self.manager.clone();
+            promise(env, async move {
+                Ok(manager.reconnect(&name, manual).await.is_some())
+            })
+        })
+    }
+
+    /// 18.3.4 `waitForStartup`: `{ connected, pending, failed: [[name, error], …] }` as JSON once
+    /// nothing starts or reconnects, or after `timeoutMs` (absent or `0`: no deadline).
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn wait_for_startup<'env>(
+        &self,
+        env: &'env Env,
+        timeout_ms: Option<f64>,
+    ) -> Result<Object<'env>> {
+        guard(env, || {
+            let manager = self.manager.clone();
+            let timeout = timeout_ms
+                .filter(|ms| *ms > 0.0)
+                .map(|ms| std::time::Duration::from_millis(millis(ms)));
+            promise(env, async move {
+                let s = manager.wait_for_startup(timeout).await;
+                Ok(
+                    json!({ "connected": s.connected, "pending": s.pending, "failed": s.failed })
+                        .to_string(),
+                )
+            })
+        })
+    }
+
+    /// 18.3.4 `waitForPendingConnections`: resolves once nothing starts or reconnects.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn wait_for_pending<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        guard(env, || {
+            let manager = self.manager.clone();
+            promise(env, async move {
+                manager.wait_for_pending().await;
+                Ok(())
+            })
+        })
+    }
+
+    /// A failure of the startup that is no server's (the config loader's): it counts for
+    /// `waitForStartup` and is reported.
+    #[napi]
+    pub fn startup_failed(&self, env: Env, name: String, error: String) -> Result<()> {
+        guard(&env, || {
+            self.manager.startup_failed(&name, &error);
+            Ok(())
         })
     }
 
@@ -305,3 +405,41 @@ impl NativeManager {
 }
 
 super::errors::guarded_finalize!(NativeManager);
+
+/// The manager's options from `manager.js`: the client options, and under `manager` the profile
+/// — `{ profile: "current", reconnect: { ladderMs, retryBaseMs, retryMaxMs } | false }` for the
+/// agent as it ships today (SPEC 11), anything else (or nothing) for 12.7's.
+fn manager_options(json: &str, client: mcp_native_core::client::ClientOptions) -> ManagerOptions {
+    let v: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+    let m = &v["manager"];
+    let mut options = if m["profile"] == "current" {
+        ManagerOptions::default()
+    } else {
+        ManagerOptions::compat_12_7()
+    };
+    options.client = client;
+    if m["profile"] == "current" {
+        match &m["reconnect"] {
+            Value::Bool(false) => options.reconnect = None,
+            Value::Object(p) => {
+                let mut schedule = ReconnectSchedule::default();
+                if let Some(ladder) = p.get("ladderMs").and_then(Value::as_array) {
+                    schedule.ladder = ladder
+                        .iter()
+                        .filter_map(Value::as_f64)
+                        .map(|ms| std::time::Duration::from_millis(millis(ms)))
+                        .collect();
+                }
+                if let Some(ms) = p.get("retryBaseMs").and_then(Value::as_f64) {
+                    schedule.retry_base = std::time::Duration::from_millis(millis(ms));
+                }
+                if let Some(ms) = p.get("retryMaxMs").and_then(Value::as_f64) {
+                    schedule.retry_max = std::time::Duration::from_millis(millis(ms));
+                }
+                options.reconnect = Some(schedule);
+            }
+            _ => {}
+        }
+    }
+    options
+}

@@ -17,7 +17,8 @@
 //! reason — and its tools, one per line (`<server>: <tool> — <first line of the description>`),
 //! then disconnects everything. Exit status: 0 when every discovered server connected (also when
 //! there was none), 1 when one failed, 2 for a usage error. Connecting is bounded: each server by
-//! its `timeout` (default 30 s), the whole by 60 s.
+//! its `timeout` (default 30 s) and the reconnect ladder that follows a timeout, the whole by
+//! 60 s.
 //!
 //! How the tools are collected: the manager hands every server's tools to its [`ManagerHost`]
 //! (`tools()`, at connect and again after a `list_changed` refresh), so this example's host keeps
@@ -170,26 +171,21 @@ async fn run(dir: &Path, home: &Path) -> ExitCode {
         return ExitCode::SUCCESS;
     }
 
-    // Connect them all: validation first, then every server in parallel. With no tool cache, the
-    // startup gate waits for each server to connect or fail.
+    // Connect them all: validation first, then every server in parallel. As in the agent, a
+    // server slower than the startup window (250 ms) goes on in the background, and a start that
+    // times out is tried again on the reconnect ladder; this example then waits for them all, as
+    // the agent's print mode does (`wait_for_startup`), up to its deadline.
     let host = Arc::new(Host::default());
     let manager = Manager::new(ManagerOptions::default(), host.clone());
     let configs = loaded.configs.into_iter().collect();
-    let report = tokio::time::timeout(CONNECT_DEADLINE, manager.connect_servers(configs)).await;
-    let mut failures: HashMap<String, String> = HashMap::new();
-    match &report {
-        Ok(report) => {
-            failures.extend(report.start.errors.iter().cloned());
-            failures.extend(
-                report
-                    .gate
-                    .errors
-                    .iter()
-                    .map(|(n, e)| (n.clone(), describe(e))),
-            );
-        }
-        Err(_) => println!("(gave up waiting after {CONNECT_DEADLINE:?})"),
+    let report = manager.connect_servers(configs).await;
+    let startup = manager.wait_for_startup(Some(CONNECT_DEADLINE)).await;
+    if !startup.pending.is_empty() {
+        println!("(gave up waiting after {CONNECT_DEADLINE:?})");
     }
+    let mut failures: HashMap<String, String> = HashMap::new();
+    failures.extend(report.start.errors.iter().cloned());
+    failures.extend(startup.failed.iter().cloned());
 
     let tools = lock(&host.tools).clone();
     let errors = lock(&host.errors).clone();

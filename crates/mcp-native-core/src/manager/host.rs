@@ -48,6 +48,59 @@ pub enum ManagerEvent {
         /// Its name.
         server: String,
     },
+    /// The 18.3.4 connection status event (`startup-events.ts`), in the order the agent emits
+    /// them; the 12.7 profile's owner ignores these.
+    Connection {
+        /// The event.
+        event: ConnectionEvent,
+        /// The `connect_servers` call ([`StartReport::call`](super::StartReport::call)) whose
+        /// start it is about — its own events and those of the reconnect that follows a start
+        /// that timed out — for that call's own listener (18.3.4 `onStatus`); `None` for the
+        /// rest.
+        call: Option<u64>,
+    },
+}
+
+/// The agent's `McpConnectionStatusEvent` (18.3.4 `startup-events.ts`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectionEvent {
+    /// `{type: "connecting", serverNames}`: the servers a `connect_servers` call starts (those
+    /// refused by validation included), once per call.
+    Connecting {
+        /// In the order given.
+        servers: Vec<String>,
+    },
+    /// `{type: "reconnecting", serverName}`: its connection ended (or its start timed out) and
+    /// the manager connects it again.
+    Reconnecting {
+        /// Its name.
+        server: String,
+    },
+    /// `{type: "connected", serverName}`: its tools are registered.
+    Connected {
+        /// Its name.
+        server: String,
+    },
+    /// `{type: "failed", serverName, error}`: a start, or a reconnect after its last attempt,
+    /// failed; or the crash-storm breaker stopped its reconnects.
+    Failed {
+        /// Its name.
+        server: String,
+        /// The message.
+        error: String,
+    },
+}
+
+impl ConnectionEvent {
+    /// The server it is about (`None` for `Connecting`, which names several).
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            ConnectionEvent::Connecting { .. } => None,
+            ConnectionEvent::Reconnecting { server }
+            | ConnectionEvent::Connected { server }
+            | ConnectionEvent::Failed { server, .. } => Some(server),
+        }
+    }
 }
 
 /// A managed server's status as SPEC 6 names it.

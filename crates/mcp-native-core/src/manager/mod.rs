@@ -4,11 +4,19 @@
 //! to the owner — resolving a config, the tool cache, the tool objects, logging — is asked of a
 //! [`ManagerHost`] at lifecycle points.
 //!
+//! Two profiles (SPEC 11.3): the agent as it ships today (18.3.4), the default — the manager's own
+//! reconnect policy with its crash-storm breaker, servers without cached tools left to finish in
+//! the background after the startup window — and the 12.7 one ([`ManagerOptions::compat_12_7`]):
+//! a dropped server ends unless its client reconnects by itself, and the gate awaits every server
+//! that has no cached tools.
+//!
 //! Files: `mod.rs` the registry and its queries; `start.rs` starting a server and the gate;
 //! `host.rs` the host interface and its defaults; `watch.rs` what the manager does with its
-//! clients' events (reconnects, `list_changed`).
+//! clients' events (reconnects, `list_changed`); `policy.rs` the 18.3.4 reconnect policy and the
+//! startup barriers.
 
 mod host;
+mod policy;
 mod start;
 mod watch;
 
@@ -20,7 +28,10 @@ pub(crate) use crate::sync::lock;
 use serde_json::Value;
 use tokio::sync::watch as tokio_watch;
 
-pub use host::{DefaultHost, LogLevel, ManagerEvent, ManagerHost, ServerStatus, resolve_values};
+pub use host::{
+    ConnectionEvent, DefaultHost, LogLevel, ManagerEvent, ManagerHost, ServerStatus, resolve_values,
+};
+pub use policy::{BREAKER_MESSAGE, ReconnectSchedule, STARTUP_CLOSED_MESSAGE, StartupStatus};
 pub use start::{ConnectReport, GateReport, StartReport};
 
 use crate::client::{Client, ClientOptions};
@@ -40,14 +51,38 @@ pub struct ManagerOptions {
     pub gate: Duration,
     /// See [`LIST_CHANGED_DEBOUNCE`].
     pub refresh_debounce: Duration,
+    /// The manager's own reconnect policy (18.3.4, on by default): a server whose connection
+    /// ends is connected again on a ladder of waits, behind a crash-storm breaker, its tools kept
+    /// meanwhile; a remote one that stays lost is retried on a slower schedule. `None` (12.7): a
+    /// dropped server is removed, unless its client reconnects by itself
+    /// (`client.reconnect`).
+    pub reconnect: Option<ReconnectSchedule>,
+    /// Whether the gate awaits a server still starting that has no cached tools to stand in
+    /// (12.7), or leaves it to finish in the background (18.3.4, the default: one unresponsive
+    /// server must not hold up the others).
+    pub await_uncached: bool,
 }
 
 impl Default for ManagerOptions {
+    /// The agent as it ships today (SPEC 11.4).
     fn default() -> Self {
         ManagerOptions {
             client: ClientOptions::default(),
             gate: STARTUP_GATE,
             refresh_debounce: LIST_CHANGED_DEBOUNCE,
+            reconnect: Some(ReconnectSchedule::default()),
+            await_uncached: false,
+        }
+    }
+}
+
+impl ManagerOptions {
+    /// The 12.7 profile (SPEC 6): no manager reconnect, the gate awaits uncached servers.
+    pub fn compat_12_7() -> Self {
+        ManagerOptions {
+            reconnect: None,
+            await_uncached: true,
+            ..ManagerOptions::default()
         }
     }
 }
@@ -79,6 +114,10 @@ pub(crate) struct Inner {
     /// a gate run later still hears how a start that finished first ended.
     pub(crate) outcomes: Mutex<std::collections::HashMap<String, tokio_watch::Receiver<Outcome>>>,
     pub(crate) tokens: std::sync::atomic::AtomicU64,
+    /// What the 18.3.4 policy keeps per name (configs, reconnects, the breaker, the startup book).
+    pub(crate) policy: Mutex<policy::Book>,
+    /// Bumped whenever a start or a reconnect settles: the startup barriers wait on it.
+    pub(crate) activity: tokio_watch::Sender<u64>,
 }
 
 /// Many servers, one object. Cheap to clone; all clones are the same manager.
@@ -119,17 +158,23 @@ impl Manager {
                 servers: Mutex::new(Vec::new()),
                 outcomes: Mutex::default(),
                 tokens: Default::default(),
+                policy: Mutex::default(),
+                activity: tokio_watch::channel(0).0,
             }),
         }
     }
 
-    /// Server `name`'s status (`disconnected` when unknown).
+    /// Server `name`'s status (`disconnected` when unknown; `connecting` while it reconnects).
     pub fn status(&self, name: &str) -> ServerStatus {
-        let servers = lock(&self.inner.servers);
-        servers
-            .iter()
-            .find(|s| s.name == name)
-            .map_or(ServerStatus::Disconnected, |s| s.status)
+        let status = {
+            let servers = lock(&self.inner.servers);
+            servers.iter().find(|s| s.name == name).map(|s| s.status)
+        };
+        match status {
+            Some(status) => status,
+            None if policy::reconnecting(&self.inner, name).is_some() => ServerStatus::Connecting,
+            None => ServerStatus::Disconnected,
+        }
     }
 
     /// Server `name`'s client, while it is connected (or reconnecting).
@@ -169,14 +214,24 @@ impl Manager {
             .collect()
     }
 
-    /// The servers starting now, in start order.
+    /// The servers starting (or reconnecting) now, in start order.
     pub fn pending_servers(&self) -> Vec<String> {
-        let servers = lock(&self.inner.servers);
-        servers
-            .iter()
-            .filter(|s| s.start.is_some())
-            .map(|s| s.name.clone())
-            .collect()
+        let mut names: Vec<String> = {
+            let servers = lock(&self.inner.servers);
+            servers
+                .iter()
+                .filter(|s| s.start.is_some())
+                .map(|s| s.name.clone())
+                .collect()
+        };
+        // A reconnect between its attempts holds no entry.
+        let mut more: Vec<String> = policy::reconnect_names(&self.inner)
+            .into_iter()
+            .filter(|n| !names.contains(n) && !self.server_names().contains(n))
+            .collect();
+        more.sort();
+        names.extend(more);
+        names
     }
 
     /// Every server the manager holds (connected or starting), in start order.
@@ -187,8 +242,8 @@ impl Manager {
             .collect()
     }
 
-    /// Server `name`'s client once it is connected: at once, after its start in progress, or
-    /// `MCP server not connected: <name>`.
+    /// Server `name`'s client once it is connected: at once, after its start or reconnect in
+    /// progress, or `MCP server not connected: <name>`.
     pub async fn wait_for(&self, name: &str) -> Result<Client, Error> {
         let start = {
             let servers = lock(&self.inner.servers);
@@ -198,6 +253,7 @@ impl Manager {
                 None => None,
             }
         };
+        let start = start.or_else(|| policy::reconnecting(&self.inner, name));
         let not_connected = || Error::Io(format!("MCP server not connected: {name}"));
         let Some(mut start) = start else {
             return Err(not_connected());
@@ -214,8 +270,9 @@ impl Manager {
         }
     }
 
-    /// Closes server `name` (a start in progress is abandoned: a connect that finishes later is
-    /// closed instead of registered) and forgets it; its tools go.
+    /// Closes server `name` (a start or reconnect in progress is abandoned: a connect that
+    /// finishes later is closed instead of registered) and forgets it; its tools go (also those
+    /// a failed server kept).
     pub async fn disconnect(&self, name: &str) {
         let removed = {
             let mut servers = lock(&self.inner.servers);
@@ -224,11 +281,17 @@ impl Manager {
                 .position(|s| s.name == name)
                 .map(|i| servers.remove(i))
         };
-        let Some(server) = removed else { return };
-        if let Some(task) = server.refresh {
-            task.abort();
+        let known = policy::forget(&self.inner, name);
+        policy::bump(&self.inner);
+        if removed.is_none() && !known {
+            return;
         }
-        server.client.close().await;
+        if let Some(server) = removed {
+            if let Some(task) = server.refresh {
+                task.abort();
+            }
+            server.client.close().await;
+        }
         if !report_removed(&self.inner, name) {
             return; // nor is it "disconnected": the newer start reports its own status
         }
@@ -239,9 +302,14 @@ impl Manager {
         });
     }
 
-    /// Closes every server.
+    /// Closes every server, and forgets those it knows that are not connected.
     pub async fn disconnect_all(&self) {
-        let names = self.server_names();
+        let mut names = self.server_names();
+        for name in policy::known(&self.inner) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
         futures::future::join_all(names.iter().map(|n| self.disconnect(n))).await;
     }
 

@@ -9,15 +9,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use super::host::{LogLevel, ManagerEvent, ServerStatus};
+use super::host::{ConnectionEvent, LogLevel, ManagerEvent, ServerStatus};
 use super::watch::ServerSink;
-use super::{Inner, Manager, Outcome, Server, lock};
+use super::{Inner, Manager, Outcome, Server, lock, policy};
 use crate::client::json_config::server_config;
 use crate::client::{Client, ServerConfig};
 use crate::error::Error;
 
 /// What [`Manager::start`] did.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone)]
 pub struct StartReport {
     /// Started now, in order.
     pub started: Vec<String>,
@@ -25,6 +25,17 @@ pub struct StartReport {
     pub connected: Vec<String>,
     /// Refused by validation: the messages joined with `; ` (SPEC 6 step 3).
     pub errors: Vec<(String, String)>,
+    /// This call's id, as its connection events carry it.
+    pub call: u64,
+}
+
+/// Reports compare by what they report; the call's id is an identity, not an outcome.
+impl PartialEq for StartReport {
+    fn eq(&self, other: &Self) -> bool {
+        self.started == other.started
+            && self.connected == other.connected
+            && self.errors == other.errors
+    }
 }
 
 /// How the servers of a start stood after the gate.
@@ -34,6 +45,9 @@ pub struct GateReport {
     pub connected: Vec<String>,
     /// Still starting; their cached tools stand in.
     pub deferred: Vec<String>,
+    /// Still starting, with no cached tools, and not awaited (18.3.4): they finish in the
+    /// background, and their owner hears of them then.
+    pub pending: Vec<String>,
     /// Failed, with the error (its message is what the JavaScript result's `errors` holds).
     pub errors: Vec<(String, Error)>,
 }
@@ -49,6 +63,7 @@ impl PartialEq for GateReport {
         };
         self.connected == other.connected
             && self.deferred == other.deferred
+            && self.pending == other.pending
             && messages(self) == messages(other)
     }
 }
@@ -70,8 +85,16 @@ impl Manager {
     /// Starts every server of `configs` (name → config, in order) that is neither connected nor
     /// starting already and passes validation; returns at once.
     pub fn start(&self, configs: Vec<(String, Value)>) -> StartReport {
-        let mut report = StartReport::default();
+        let call = self.inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut report = StartReport {
+            call,
+            ..StartReport::default()
+        };
+        // Every name reported `connecting` (those refused by validation too), as 18.3.4 does.
+        let mut announced = Vec::new();
+        let mut starts = Vec::new();
         for (name, config) in configs {
+            policy::note_startup(&self.inner, &name);
             {
                 let servers = lock(&self.inner.servers);
                 match servers.iter().find(|s| s.name == name) {
@@ -80,23 +103,55 @@ impl Manager {
                         continue;
                     }
                     Some(_) => continue,
+                    None if policy::reconnecting(&self.inner, &name).is_some() => continue,
                     None => {}
                 }
             }
+            announced.push(name.clone());
             let problems = crate::config::validate(&name, &config);
             if !problems.is_empty() {
                 report.errors.push((name, problems.join("; ")));
                 continue;
             }
-            spawn_start(&self.inner, name.clone(), config);
+            starts.push((name, config));
+        }
+        if !announced.is_empty() {
+            policy::emit(
+                &self.inner,
+                ConnectionEvent::Connecting { servers: announced },
+                Some(call),
+            );
+            for (name, error) in &report.errors {
+                policy::emit(
+                    &self.inner,
+                    ConnectionEvent::Failed {
+                        server: name.clone(),
+                        error: error.clone(),
+                    },
+                    Some(call),
+                );
+            }
+        }
+        for (name, config) in starts {
+            // A new config: reconnects use it, and a retry schedule of the old one ends.
+            policy::note_config(&self.inner, &name, &config);
+            spawn_start(&self.inner, name.clone(), config, call);
             report.started.push(name);
         }
         report
     }
 
     /// Waits until the servers of `started` settled or the gate passed; then, for each one still
-    /// starting, its cached tools (raced against its own outcome) stand in, or it is awaited.
+    /// starting, its cached tools (raced against its own outcome) stand in, or it is awaited
+    /// (12.7) or left to finish in the background (18.3.4; see [`ManagerOptions::await_uncached`](super::ManagerOptions::await_uncached)).
     pub async fn gate(&self, started: &[String]) -> GateReport {
+        self.gate_within(started, Some(self.inner.options.gate))
+            .await
+    }
+
+    /// [`Manager::gate`] with this call's own window (`None`: wait for every server to settle;
+    /// 18.3.4's `startupTimeoutMs` 0).
+    pub async fn gate_within(&self, started: &[String], window: Option<Duration>) -> GateReport {
         let inner = &self.inner;
         let starts: Vec<(String, Option<watch::Receiver<Outcome>>)> = {
             let outcomes = lock(&inner.outcomes);
@@ -107,8 +162,16 @@ impl Manager {
         };
         let all =
             futures::future::join_all(starts.iter().filter_map(|(_, rx)| rx.clone()).map(settled));
-        let _ = tokio::time::timeout(inner.options.gate, all).await;
+        match window {
+            Some(window) => {
+                let _ = tokio::time::timeout(window, all).await;
+            }
+            None => {
+                all.await;
+            }
+        }
         let mut deferred = Vec::new();
+        let mut background = Vec::new();
         let mut waiting = Vec::new();
         for (name, rx) in &starts {
             let Some(rx) = rx else { continue };
@@ -132,6 +195,8 @@ impl Manager {
             };
             if stood_in {
                 deferred.push(name.clone());
+            } else if !inner.options.await_uncached {
+                background.push(name.clone());
             } else {
                 let user = lock(&inner.servers)
                     .iter()
@@ -151,6 +216,7 @@ impl Manager {
                 Some(Ok(())) if self.client(&name).is_some() => report.connected.push(name),
                 Some(Err(e)) => report.errors.push((name, e)),
                 _ if deferred.contains(&name) => report.deferred.push(name),
+                _ if background.contains(&name) => report.pending.push(name),
                 _ => {}
             }
         }
@@ -190,32 +256,57 @@ async fn settled_unless_user(rx: watch::Receiver<Outcome>, user: Option<watch::R
     }
 }
 
-/// Registers server `name` as starting and runs its start in the background.
-fn spawn_start(inner: &Arc<Inner>, name: String, config: Value) {
-    let (tx, rx) = watch::channel(None);
-    lock(&inner.outcomes).insert(name.clone(), rx.clone());
+/// Makes server `name`'s client and registers it as starting, under a new token: a new entry at
+/// the end, or (a reconnect's attempt) in place of the entry of that name. Its owner hears of
+/// the client (`Starting`).
+fn register(
+    inner: &Arc<Inner>,
+    name: &str,
+    config: &Value,
+    rx: watch::Receiver<Outcome>,
+) -> (u64, Client) {
     let token = inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
-    let sink = Arc::new(ServerSink::new(inner, &name, token));
+    let sink = Arc::new(ServerSink::new(inner, name, token));
     let placeholder = ServerConfig::stdio("", &[]);
     let client = Client::new(
-        name.clone(),
+        name.to_owned(),
         placeholder,
         inner.options.client.clone(),
         Some(sink),
     );
-    lock(&inner.servers).push(Server {
-        name: name.clone(),
+    let entry = Server {
+        name: name.to_owned(),
         client: client.clone(),
         config: config.clone(),
         status: ServerStatus::Connecting,
         start: Some(rx),
         token,
         refresh: None,
-    });
+    };
+    {
+        let mut servers = lock(&inner.servers);
+        match servers.iter_mut().find(|s| s.name == name) {
+            Some(s) => {
+                if let Some(task) = s.refresh.take() {
+                    task.abort();
+                }
+                *s = entry;
+            }
+            None => servers.push(entry),
+        }
+    }
     inner.host.event(ManagerEvent::Starting {
-        server: name.clone(),
+        server: name.to_owned(),
         client: client.clone(),
     });
+    (token, client)
+}
+
+/// Registers server `name` as starting and runs its start in the background.
+fn spawn_start(inner: &Arc<Inner>, name: String, config: Value, call: u64) {
+    let (tx, rx) = watch::channel(None);
+    lock(&inner.outcomes).insert(name.clone(), rx.clone());
+    let (token, client) = register(inner, &name, &config, rx);
     inner.host.event(ManagerEvent::Status {
         server: name.clone(),
         status: ServerStatus::Connecting,
@@ -224,8 +315,41 @@ fn spawn_start(inner: &Arc<Inner>, name: String, config: Value) {
     let inner = inner.clone();
     crate::runtime::handle().spawn(async move {
         let outcome = run_start(&inner, &name, token, &client, &config).await;
-        finish(&inner, &name, token, &client, &config, outcome, tx).await;
+        let start = Start {
+            name: &name,
+            token,
+            client: &client,
+            config: &config,
+            call,
+        };
+        finish(&inner, &start, outcome, tx).await;
     });
+}
+
+/// One attempt of a reconnect (the policy's): a new client in the server's entry, started as a
+/// first start is; `Ok` once it is registered, connected, its tools with its owner. The entry
+/// stays (starting) when it fails: the reconnect decides what follows.
+pub(crate) async fn attempt(
+    inner: &Arc<Inner>,
+    name: &str,
+    config: &Value,
+    rx: &watch::Receiver<Outcome>,
+    call: Option<u64>,
+) -> Result<(), Error> {
+    // The entry may have gone meanwhile (disconnected): then there is nothing to attempt.
+    if !lock(&inner.servers).iter().any(|s| s.name == name)
+        && super::policy::reconnecting(inner, name).is_none()
+    {
+        return Err(Error::Io(format!("MCP server not connected: {name}")));
+    }
+    let (token, client) = register(inner, name, config, rx.clone());
+    let tools = run_start(inner, name, token, &client, config).await?;
+    match adopt(inner, name, token, &client, config, tools, call).await? {
+        true => Ok(()),
+        false => Err(Error::Io(format!(
+            "Server \"{name}\" was disconnected during reconnection"
+        ))),
+    }
 }
 
 /// Whether the start of `name` with `token` is still the one the manager holds.
@@ -279,95 +403,158 @@ async fn run_start(
     Ok(tools)
 }
 
-/// Registers a started server (or closes it, when it was disconnected meanwhile) and tells the
-/// waiters; a failure is logged and reported.
-async fn finish(
+/// A started server's tools go to its owner and it is registered as connected: `Ok(true)`.
+/// `Ok(false)` when it was disconnected meanwhile (closed instead, its tools withdrawn again if
+/// its owner took them); an error of the owner closes it.
+async fn adopt(
     inner: &Arc<Inner>,
     name: &str,
     token: u64,
     client: &Client,
     config: &Value,
+    tools: Vec<Value>,
+    call: Option<u64>,
+) -> Result<bool, Error> {
+    if !current(inner, name, token) {
+        // [fix] Disconnected while connecting: closed instead of registered.
+        client.close().await;
+        return Ok(false);
+    }
+    if let Err(e) = inner.host.tools(name, client, &tools).await {
+        client.close().await;
+        return Err(e);
+    }
+    if !current(inner, name, token) {
+        // [fix] Disconnected while its owner took the tools: they are withdrawn again, and
+        // the server is not reported up.
+        client.close().await;
+        super::report_removed(inner, name);
+        return Ok(false);
+    }
+    {
+        let mut servers = lock(&inner.servers);
+        if let Some(s) = servers
+            .iter_mut()
+            .find(|s| s.name == name && s.token == token)
+        {
+            s.start = None;
+            s.status = ServerStatus::Connected;
+        }
+    }
+    inner.host.cache_set(name, config, &tools);
+    inner.host.log(
+        LogLevel::Debug,
+        &format!("MCP server \"{name}\" connected with {} tools", tools.len()),
+        json!({ "server": name }),
+    );
+    inner.host.event(ManagerEvent::Status {
+        server: name.into(),
+        status: ServerStatus::Connected,
+        error: None,
+    });
+    policy::emit(
+        inner,
+        ConnectionEvent::Connected {
+            server: name.into(),
+        },
+        call,
+    );
+    Ok(true)
+}
+
+/// One start of a server: what [`finish`] needs to know of it.
+struct Start<'a> {
+    name: &'a str,
+    token: u64,
+    client: &'a Client,
+    config: &'a Value,
+    /// The `connect_servers` call it belongs to.
+    call: u64,
+}
+
+/// A start ended: registered (or closed, when it was disconnected meanwhile), or failed —
+/// logged and reported; with the reconnect policy a failed server keeps its tools and a start
+/// that timed out is tried again (18.3.4). Its waiters hear how it ended.
+async fn finish(
+    inner: &Arc<Inner>,
+    start: &Start<'_>,
     outcome: Result<Vec<Value>, Error>,
     tx: watch::Sender<Outcome>,
 ) {
+    let Start {
+        name,
+        token,
+        client,
+        config,
+        call,
+    } = *start;
     let outcome = match outcome {
-        Ok(tools) if !current(inner, name, token) => {
-            // [fix] Disconnected while connecting: closed instead of registered.
-            client.close().await;
-            let _ = tools;
-            let _ = tx.send(Some(Ok(())));
-            return;
-        }
-        Ok(tools) => match inner.host.tools(name, client, &tools).await {
-            Ok(()) if !current(inner, name, token) => {
-                // [fix] Disconnected while its owner took the tools: they are withdrawn again,
-                // and the server is not reported up.
-                client.close().await;
-                super::report_removed(inner, name);
-                let _ = tx.send(Some(Ok(())));
-                return;
-            }
-            Ok(()) => Ok(tools),
-            Err(e) => {
-                client.close().await;
-                Err(e)
-            }
-        },
+        Ok(tools) => adopt(inner, name, token, client, config, tools, Some(call)).await,
         Err(e) => Err(e),
     };
-    match outcome {
-        Ok(tools) => {
-            {
-                let mut servers = lock(&inner.servers);
-                if let Some(s) = servers
-                    .iter_mut()
-                    .find(|s| s.name == name && s.token == token)
-                {
-                    s.start = None;
-                    s.status = ServerStatus::Connected;
-                }
-            }
-            inner.host.cache_set(name, config, &tools);
-            inner.host.log(
-                LogLevel::Debug,
-                &format!("MCP server \"{name}\" connected with {} tools", tools.len()),
-                json!({ "server": name }),
-            );
+    let error = match outcome {
+        Ok(_) => {
+            // Connected, or disconnected meanwhile (not a failure: the gate reports nothing).
             let _ = tx.send(Some(Ok(())));
-            inner.host.event(ManagerEvent::Status {
-                server: name.into(),
-                status: ServerStatus::Connected,
-                error: None,
-            });
+            policy::bump(inner);
+            return;
         }
-        Err(error) => {
-            let was = {
-                let mut servers = lock(&inner.servers);
-                let at = servers
-                    .iter()
-                    .position(|s| s.name == name && s.token == token);
-                at.map(|i| servers.remove(i))
-            };
-            if was.is_none() {
-                // Its owner disconnected it meanwhile: not a failure (the gate reports nothing).
-                let _ = tx.send(Some(Ok(())));
-                return;
-            }
-            let _ = tx.send(Some(Err(error.clone())));
-            inner.host.log(
-                LogLevel::Error,
-                "MCP tool load failed",
-                json!({ "server": name, "error": message(&error) }),
-            );
-            // Deferred tools of a server that never came up are withdrawn.
-            inner.host.event(ManagerEvent::Removed {
-                server: name.into(),
-            });
-            inner.host.event(ManagerEvent::Status {
-                server: name.into(),
-                status: ServerStatus::Disconnected,
-                error: Some(error),
-            });
-        }
+        Err(error) => error,
+    };
+    let was = {
+        let mut servers = lock(&inner.servers);
+        let at = servers
+            .iter()
+            .position(|s| s.name == name && s.token == token);
+        at.map(|i| servers.remove(i))
+    };
+    if was.is_none() {
+        // Its owner disconnected it meanwhile: not a failure (the gate reports nothing).
+        let _ = tx.send(Some(Ok(())));
+        policy::bump(inner);
+        return;
     }
+    inner.host.log(
+        LogLevel::Error,
+        "MCP tool load failed",
+        json!({ "server": name, "error": message(&error) }),
+    );
+    let policy = inner.options.reconnect.is_some();
+    if !policy {
+        // Deferred tools of a server that never came up are withdrawn (12.7).
+        inner.host.event(ManagerEvent::Removed {
+            server: name.into(),
+        });
+    }
+    inner.host.event(ManagerEvent::Status {
+        server: name.into(),
+        status: ServerStatus::Disconnected,
+        error: Some(error.clone()),
+    });
+    policy::emit(
+        inner,
+        ConnectionEvent::Failed {
+            server: name.into(),
+            error: message(&error),
+        },
+        Some(call),
+    );
+    // 18.3.4: a start that timed out in its handshake is tried again at once (the server may
+    // only have been slow); its waiters wait for that reconnect.
+    if policy && matches!(error, Error::ConnectTimeout { .. }) {
+        policy::emit(
+            inner,
+            ConnectionEvent::Reconnecting {
+                server: name.into(),
+            },
+            Some(call),
+        );
+        let ask = policy::Ask {
+            call: Some(call),
+            ..policy::Ask::default()
+        };
+        policy::begin(inner, name, ask);
+    }
+    let _ = tx.send(Some(Err(error)));
+    policy::bump(inner);
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Weak};
 
 use serde_json::json;
 
-use super::host::{LogLevel, ManagerEvent, ServerStatus, discard_sink};
+use super::host::{ConnectionEvent, LogLevel, ManagerEvent, ServerStatus, discard_sink};
 use super::{Inner, lock};
 use crate::client::{ClientEvent, ClientSink, Status};
 use crate::error::Error;
@@ -80,8 +80,31 @@ impl ClientSink for ServerSink {
 }
 
 /// A registered server's client changed status: reconnecting → `connecting`; back →
-/// `connected` and its tools listed again; closed for good → forgotten.
+/// `connected` and its tools listed again; closed for good → forgotten, or (the manager's
+/// reconnect policy, 18.3.4) connected again with its tools kept meanwhile.
 fn on_client_status(inner: &Arc<Inner>, name: &str, status: Status, error: Option<Error>) {
+    if status == Status::Closed && inner.options.reconnect.is_some() {
+        inner.host.log(
+            LogLevel::Debug,
+            "MCP transport lost, triggering reconnect",
+            json!({ "server": name }),
+        );
+        let _ = error; // the ladder's last error is what a failure reports
+        inner.host.event(ManagerEvent::Status {
+            server: name.into(),
+            status: ServerStatus::Connecting,
+            error: None,
+        });
+        super::policy::emit(
+            inner,
+            ConnectionEvent::Reconnecting {
+                server: name.into(),
+            },
+            None,
+        );
+        super::policy::begin(inner, name, super::policy::Ask::default());
+        return;
+    }
     let report = match status {
         Status::Reconnecting => ServerStatus::Connecting,
         Status::Connected => ServerStatus::Connected,
