@@ -622,28 +622,121 @@ export interface MCPManagerOptions<TTool = Tool> extends MCPHandshakeOptions {
   disabledProviders?: string[]
 }
 
+/** 18.3.4 `McpConnectionStatusEvent` (`startup-events.ts`): what `onStatus` and the status listeners hear. */
+export type McpConnectionStatusEvent =
+  | { type: 'connecting'; serverNames: string[] }
+  | { type: 'reconnecting'; serverName: string }
+  | { type: 'connected'; serverName: string }
+  | { type: 'failed'; serverName: string; error: string; sourcePath?: string }
+
+/** How the servers given to `connectServers` stand (`waitForStartup`). */
+export interface MCPStartupStatus {
+  /** Tools registered. */
+  connected: string[]
+  /** Still starting or reconnecting. */
+  pending: string[]
+  /** Neither, with the reason. */
+  failed: Array<{ name: string; error: string }>
+}
+
+/** How the manager paces reconnects (18.3.4's default: `[500, 1000, 2000, 4000]`, 15 s, 5 min). */
+export interface MCPReconnectPolicy {
+  /** The waits between the attempts of one reconnect. */
+  readonly ladderMs: readonly number[]
+  /** A lost remote server's first quiet retry, after the ladder failed. */
+  readonly retryBaseMs: number
+  /** The longest wait between quiet retries (each doubles up to it). */
+  readonly retryMaxMs: number
+}
+
+/** A tool result's `_meta["mcp/www_authenticate"]`. */
+export interface MCPAuthChallenge {
+  readonly wwwAuthenticate: readonly string[]
+}
+
+/** Completes OAuth after a tool-level challenge: the config to reconnect with, or nothing. */
+export type MCPAuthHandler = (serverName: string, challenge: MCPAuthChallenge) => Promise<MCPServerConfig | undefined>
+
+/** The agent's config loader (`loadAllMCPConfigs` and its options). */
+export type MCPConfigLoader = (
+  cwd: string,
+  options?: {
+    enableProjectConfig?: boolean
+    filterExa?: boolean
+    filterBrowser?: boolean
+    extensionRoots?: unknown
+    disabledProviders?: string[]
+  },
+) => Promise<MCPLoadedConfigs>
+
+/** `discoverAndConnect`'s options at the root (18.3.4 `MCPDiscoverOptions`). */
+export interface MCPCurrentDiscoverOptions {
+  /** Default true. */
+  enableProjectConfig?: boolean
+  /** Default true. */
+  filterExa?: boolean
+  filterBrowser?: boolean
+  extensionRoots?: unknown
+  /** [beyond] Discovery provider ids to skip; wins over the manager's option. */
+  disabledProviders?: string[]
+  /** This discovery's status events. */
+  onStatus?: (event: McpConnectionStatusEvent) => void
+  /** The startup window (default 250 ms; `OMP_MCP_STARTUP_TIMEOUT_MS` wins; 0 waits for all). */
+  startupTimeoutMs?: number
+}
+
+/**
+ * The manager as the agent ships it today (18.3.4, SPEC 11.3–11.4): the startup window leaves
+ * servers without cached tools to finish in the background; dropped servers are reconnected on a
+ * ladder behind a crash-storm breaker; the agent's status events. `mcp-native/compat-12.7` has
+ * the 12.7 manager.
+ */
 export declare class MCPManager<TTool = Tool> {
-  constructor(cwd: string, toolCache?: MCPToolCache | null, options?: MCPManagerOptions<TTool>)
+  /** The process-wide instance. */
+  static instance(): MCPManager<unknown> | undefined
+  static setInstance(value: MCPManager<unknown> | undefined): void
+  static resetForTests(): void
+  /**
+   * The agent's positional arguments, then this package's options; a plain object in third place
+   * is the options (`reconnect: false` turns the reconnect policy off).
+   */
+  constructor(
+    cwd: string,
+    toolCache?: MCPToolCache | null,
+    loadConfigs?: MCPConfigLoader | MCPManagerOptions<TTool> | null,
+    reconnectPolicy?: MCPReconnectPolicy | null,
+    options?: MCPManagerOptions<TTool>,
+  )
   readonly cwd: string
   readonly toolCache: MCPToolCache | null
+  readonly reconnectPolicy: MCPReconnectPolicy
   /** [beyond] */
   onNotification?: (serverName: string, method: string, params: unknown) => void
   /** [beyond] */
   onServerStatus?: (serverName: string, status: 'connecting' | 'connected' | 'disconnected', error?: Error) => void
+  addConnectionStatusListener(listener: (event: McpConnectionStatusEvent) => void): () => void
+  setOnToolsChanged(handler: (tools: TTool[]) => void | Promise<void>): void
   setAuthStorage(storage: AuthStorage): void
-  discoverAndConnect(options?: MCPDiscoverOptions): Promise<MCPLoadResult<TTool>>
+  setAuthHandler(handler: MCPAuthHandler | undefined): void
+  discoverAndConnect(options?: MCPCurrentDiscoverOptions): Promise<MCPLoadResult<TTool>>
   connectServers(
     configs: Record<string, MCPServerConfig>,
     sources: Record<string, SourceMeta>,
-    onConnecting?: (serverNames: string[]) => void,
+    onStatus?: (event: McpConnectionStatusEvent) => void,
+    startupTimeoutMs?: number,
   ): Promise<MCPLoadResult<TTool>>
-  /** All current tools; the same array, updated in place. */
+  /** All current tools, sorted by name; the same array, updated in place. */
   getTools(): TTool[]
   getConnection(name: string): MCPServerConnection | undefined
   getConnectionStatus(name: string): 'connected' | 'connecting' | 'disconnected'
   getSource(name: string): SourceMeta | undefined
+  getServerConfig(name: string): MCPServerConfig | undefined
   /** Rejects with `MCP server not connected: <name>` when it is neither connected nor connecting. */
   waitForConnection(name: string): Promise<MCPServerConnection>
+  /** Waits for the servers still starting or reconnecting, at most `timeoutMs` (0: no deadline). */
+  waitForStartup(timeoutMs: number): Promise<MCPStartupStatus>
+  waitForPendingConnections(): Promise<void>
+  reconnectServer(name: string, options?: { manual?: boolean; authChallenge?: MCPAuthChallenge }): Promise<MCPServerConnection | null>
   prepareConfig(config: MCPServerConfig): Promise<MCPServerConfig>
   getConnectedServers(): string[]
   getAllServerNames(): string[]
@@ -655,7 +748,7 @@ export declare class MCPManager<TTool = Tool> {
 
 export declare function createMCPManager<TTool = Tool>(
   cwd: string,
-  options?: MCPDiscoverOptions & MCPManagerOptions<TTool>,
+  options?: MCPCurrentDiscoverOptions & MCPManagerOptions<TTool>,
 ): Promise<{ manager: MCPManager<TTool>; result: MCPLoadResult<TTool> }>
 
 // ---------------------------------------------------------------------------------------------

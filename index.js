@@ -1,11 +1,12 @@
 'use strict'
 // mcp-native: the package root. Everything of the sub-paths, from the modules that implement them:
-// core.js (transports over the native addon), json-rpc.js, client.js, manager.js.
+// core.js (transports over the native addon), json-rpc.js, client.js, manager-current.js (the
+// manager as the agent ships it today; the 12.7 one is mcp-native/compat-12.7's).
 
 const core = require('./lib/core.js')
 const jsonRpc = require('./lib/json-rpc.js')
 const client = require('./lib/client.js')
-const manager = require('./lib/manager.js')
+const manager = require('./lib/manager-current.js')
 const toolBridge = require('./lib/tool-bridge.js')
 const toolCache = require('./lib/tool-cache.js')
 const configWriter = require('./lib/config-writer.js')

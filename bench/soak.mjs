@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Soak test (robustness issue): many calls through an MCPManager with `reconnect`, the way the agent
+// Soak test (robustness issue): many calls through an MCPManager with `reconnect` (the 12.7 profile's
+// client-level reconnect: killing a server this often would trip the root manager's crash-storm
+// breaker, which is the point of that breaker), the way the agent
 // makes them (tool objects from `getTools()`, and `callTool(connection, …)`), while the servers are
 // killed again and again: the stdio server by SIGKILL to its pid (every third time its replacement
 // too, found in the process table while it starts), the HTTP fixture by SIGKILL and a restart on
@@ -29,8 +31,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
-import { MCPManager } from 'mcp-native'
-import { callTool } from 'mcp-native/client'
+import { MCPManager } from 'mcp-native/compat-12.7'
+import { callTool } from 'mcp-native/compat-12.7/client'
 import { FIXTURE, NODE, ROOT, processesWith } from '../__test__/helpers.mjs'
 
 const IS_BUN = !!process.versions.bun

@@ -1,7 +1,8 @@
 'use strict'
-// mcp-native/loader (SPEC 8.4): discovery → manager → the agent's loaded tools, in one call.
+// mcp-native/loader (SPEC 8.4): discovery → manager → the agent's loaded tools, in one call. Two
+// profiles (SPEC 11.3): the root's runs the manager as the agent ships it today (manager-current.js;
+// `onStatus`, `startupTimeoutMs`), `mcp-native/compat-12.7/loader`'s the 12.7 one (`onConnecting`).
 
-const { MCPManager } = require('./manager.js')
 const { safeString } = require('./core.js')
 
 /** @typedef {import('../index.js').Tool} Tool */
@@ -40,7 +41,43 @@ function openCache(cacheStorage, logger) {
  * @returns {Promise<MCPToolsLoadResult<TTool>>}
  */
 async function discoverAndLoadMCPTools(cwd, options) {
-  const { onConnecting, enableProjectConfig, filterExa, cacheStorage, authStorage, ...managerOptions } = options ?? {}
+  const { MCPManager } = require('./manager-current.js')
+  return /** @type {MCPToolsLoadResult<TTool>} */ (await load(MCPManager, cwd, options))
+}
+
+/**
+ * The 12.7 profile's `discoverAndLoadMCPTools` (its manager: manager.js).
+ * @template [TTool=Tool]
+ * @param {string} cwd
+ * @param {import('./entries/compat-12.7/loader.js').MCPToolsLoadOptions<TTool>} [options]
+ * @returns {Promise<import('./entries/compat-12.7/loader.js').MCPToolsLoadResult<TTool>>}
+ */
+async function discoverAndLoadMCPTools127(cwd, options) {
+  const { MCPManager } = require('./manager.js')
+  return /** @type {import('./entries/compat-12.7/loader.js').MCPToolsLoadResult<TTool>} */ (await load(MCPManager, cwd, options))
+}
+
+/**
+ * Both profiles' loader, over the profile's manager class (each takes `(cwd, cache, options)` and
+ * ignores the discover options of the other profile).
+ * @template [TTool=Tool]
+ * @param {any} MCPManager
+ * @param {string} cwd
+ * @param {MCPToolsLoadOptions<TTool> & import('./entries/compat-12.7/loader.js').MCPToolsLoadOptions<TTool>} [options]
+ * @returns {Promise<{ manager: any, tools: any[], errors: { path: string, error: string }[], connectedServers: string[], exaApiKeys: string[] }>}
+ */
+async function load(MCPManager, cwd, options) {
+  const {
+    onConnecting,
+    onStatus,
+    startupTimeoutMs,
+    enableProjectConfig,
+    filterExa,
+    filterBrowser,
+    cacheStorage,
+    authStorage,
+    ...managerOptions
+  } = options ?? {}
   const logger = managerOptions.logger
   let cache = null
   try {
@@ -58,8 +95,11 @@ async function discoverAndLoadMCPTools(cwd, options) {
   try {
     result = await manager.discoverAndConnect({
       onConnecting,
+      onStatus,
+      startupTimeoutMs,
       enableProjectConfig,
       filterExa,
+      filterBrowser,
       disabledProviders: managerOptions.disabledProviders,
     })
   } catch (error) {
@@ -77,4 +117,4 @@ async function discoverAndLoadMCPTools(cwd, options) {
   return { manager, tools, errors, connectedServers: result.connectedServers, exaApiKeys: result.exaApiKeys }
 }
 
-module.exports = { discoverAndLoadMCPTools }
+module.exports = { discoverAndLoadMCPTools, discoverAndLoadMCPTools127 }

@@ -161,8 +161,10 @@ class MCPManager {
    * @param {string} cwd
    * @param {MCPToolCache | null} [toolCache]
    * @param {MCPManagerOptions<TTool>} [options]
+   * @param {{ profile: 'current', reconnect: unknown }} [profile] the Rust manager's profile (SPEC 11.3): the root's
+   *   subclass (manager-current.js) passes the agent's as it ships today; absent, 12.7's
    */
-  constructor(cwd, toolCache = null, options) {
+  constructor(cwd, toolCache = null, options, profile) {
     const o = options || {}
     this.cwd = cwd
     /** @type {MCPToolCache | null} */
@@ -211,7 +213,7 @@ class MCPManager {
     // its callbacks reach this object only weakly.
     const weak = new WeakRef(this)
     this._native = new native.NativeManager(
-      clientNativeOptions(this._clientOptions, this._oauth),
+      clientNativeOptions(this._clientOptions, this._oauth, profile),
       (/** @type {import('./core.js').Batch} */ batch) => weak.deref()?._onBatch(batch),
       /** @param {any[]} args `(kind, payload)` */
       (...args) => {
@@ -251,6 +253,22 @@ class MCPManager {
    * @returns {Promise<MCPLoadResult<TTool>>}
    */
   async connectServers(configs, sources, onConnecting) {
+    const { errors, connectedServers, inResult } = await this._connect(configs, sources, { onConnecting })
+    /** @type {TTool[]} */
+    const tools = []
+    for (const name of inResult) for (const t of this._serverTools.get(name) || []) tools.push(t)
+    return { tools, errors, connectedServers, exaApiKeys: [] }
+  }
+
+  /**
+   * Starts the servers of `configs` and waits for the gate: what both profiles' `connectServers`
+   * share. `hooks.onStart` hears the start at once (its `call` id tags its status events);
+   * `hooks.windowMs` is the gate's window for this call (absent: the manager's; 0: none).
+   * @param {Record<string, MCPServerConfig>} configs
+   * @param {Record<string, SourceMeta> | undefined} sources
+   * @param {{ onConnecting?: (serverNames: string[]) => void, onStart?: (start: { started: string[], call: number }) => void, windowMs?: number }} hooks
+   */
+  async _connect(configs, sources, hooks) {
     /** @type {Map<string, string>} */
     const errors = new Map()
     /** @type {Array<[string, unknown]>} */
@@ -265,17 +283,19 @@ class MCPManager {
       if (!this._tags.has(name) && !this._connections.has(name)) this._configs.set(name, config)
       entries.push([name, config ?? null])
     }
-    /** @type {{ started: string[], connected: string[], errors: Array<[string, string]> }} */
+    /** @type {{ started: string[], connected: string[], errors: Array<[string, string]>, call: number }} */
     const start = JSON.parse(this._native.start(JSON.stringify(entries)))
+    hooks.onStart?.(start)
     for (const [name, message] of start.errors) errors.set(name, message)
+    const onConnecting = hooks.onConnecting
     if (start.started.length > 0 && typeof onConnecting === 'function') {
       this._guard(() => onConnecting(start.started))
     }
     this._native.hold(true)
-    /** @type {{ connected: string[], deferred: string[], errors: Array<[string, string]> }} */
+    /** @type {{ connected: string[], deferred: string[], pending: string[], errors: Array<[string, string]> }} */
     let gate
     try {
-      gate = JSON.parse(await this._settle(this._native.gate(JSON.stringify(start.started))))
+      gate = JSON.parse(await this._settle(this._native.gate(JSON.stringify(start.started), hooks.windowMs)))
     } finally {
       this._native.hold(false)
     }
@@ -290,10 +310,7 @@ class MCPManager {
         inResult.add(name)
       }
     }
-    /** @type {TTool[]} */
-    const tools = []
-    for (const name of inResult) for (const t of this._serverTools.get(name) || []) tools.push(t)
-    return { tools, errors, connectedServers, exaApiKeys: [] }
+    return { errors, connectedServers, inResult }
   }
 
   // --- what Rust asks (src/manager.rs) ------------------------------------------------
@@ -389,7 +406,23 @@ class MCPManager {
         this._logger[level](ev[3], ev[4])
         break
       }
+      case 'connection':
+        this._onConnection(ev)
+        break
     }
+  }
+
+  /**
+   * The agent's connection status events (`[kind, 'connection', call, type, server(s), error?]`):
+   * the root's (manager-current.js); the 12.7 profile has `onServerStatus` instead.
+   * @param {any[]} _ev
+   */
+  _onConnection(_ev) {}
+
+  /** Delivers the events queued so far, now. */
+  _drain() {
+    const batch = this._native.drain()
+    if (batch) this._onBatch(batch)
   }
 
   /**
@@ -449,8 +482,7 @@ class MCPManager {
     try {
       return await call
     } finally {
-      const batch = this._native.drain()
-      if (batch) this._onBatch(batch)
+      this._drain()
     }
   }
 
@@ -707,11 +739,12 @@ class MCPManager {
 }
 
 /**
- * The client options every server's Rust client gets, as JSON text.
+ * The client options every server's Rust client gets, and the manager's profile, as JSON text.
  * @param {{ protocolVersion?: string, capabilities?: unknown, clientInfo?: unknown, reconnect?: unknown }} o
  * @param {any} [oauth] the NativeOAuth of the manager's `oauth` option
+ * @param {unknown} [profile]
  */
-function clientNativeOptions(o, oauth) {
+function clientNativeOptions(o, oauth, profile) {
   const r = o.reconnect === true ? {} : o.reconnect || null
   const rr = /** @type {{ maxAttempts?: number, initialDelayMs?: number, maxDelayMs?: number } | null} */ (r)
   return JSON.stringify({
@@ -725,6 +758,7 @@ function clientNativeOptions(o, oauth) {
       maxDelayMs: Number(rr.maxDelayMs ?? 30000),
     },
     forwardRequests: false,
+    manager: profile,
   })
 }
 
@@ -751,8 +785,9 @@ module.exports = {
 }
 
 /**
- * Type check only (no code): this module's exports match the declarations users see (manager.d.ts).
- * @template {typeof import('./entries/manager.js')} T
+ * Type check only (no code): this module's exports match the declarations users see
+ * (compat-12.7/manager.d.ts: this is the 12.7 manager).
+ * @template {typeof import('./entries/compat-12.7/manager.js')} T
  * @typedef {T} MatchesDeclarations
  */
 /** @typedef {MatchesDeclarations<typeof module.exports>} ExportsMatchDeclarations */

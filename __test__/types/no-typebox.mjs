@@ -13,10 +13,12 @@ try {
   const pkg = join(dir, 'node_modules', 'mcp-native')
   mkdirSync(pkg, { recursive: true })
   for (const f of readdirSync(root)) if (f.endsWith('.d.ts') || f === 'package.json') copyFileSync(join(root, f), join(pkg, f))
-  // The sub-path entries' declarations, where the root's refer to them.
-  mkdirSync(join(pkg, 'lib', 'entries'), { recursive: true })
-  for (const f of readdirSync(join(root, 'lib', 'entries'))) {
-    if (f.endsWith('.d.ts')) copyFileSync(join(root, 'lib', 'entries', f), join(pkg, 'lib', 'entries', f))
+  // The sub-path entries' declarations (the 12.7 profile's folder too), where the root's refer to them.
+  for (const sub of [join('lib', 'entries'), join('lib', 'entries', 'compat-12.7')]) {
+    mkdirSync(join(pkg, sub), { recursive: true })
+    for (const f of readdirSync(join(root, sub))) {
+      if (f.endsWith('.d.ts')) copyFileSync(join(root, sub, f), join(pkg, sub, f))
+    }
   }
   mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true })
   execFileSync('cp', ['-r', join(root, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node')])

@@ -1,6 +1,7 @@
 'use strict'
-// mcp-native/loader: mirrors the reference module `loader.ts`.
-module.exports = require('../loader.js')
+// mcp-native/loader: the loader as the agent ships it today (18.3.4 `loader.ts`, SPEC 8.4, 11.3).
+const { discoverAndLoadMCPTools } = require('../loader.js')
+module.exports = { discoverAndLoadMCPTools }
 
 /**
  * Type check only (no code): this module's exports match the declarations users see (loader.d.ts).

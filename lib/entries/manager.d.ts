@@ -1,7 +1,14 @@
-// mcp-native/manager: mirrors the reference module `manager.ts`.
+// mcp-native/manager: the manager as the agent ships it today (18.3.4 `manager.ts`, SPEC 11.3).
 import type { MCPLoadedConfigs, MCPToolCallResult, MCPToolFactory } from '../../index'
 export { MCPManager, createMCPManager } from '../../index'
 export type {
+  McpConnectionStatusEvent,
+  MCPStartupStatus,
+  MCPReconnectPolicy,
+  MCPAuthChallenge,
+  MCPAuthHandler,
+  MCPConfigLoader,
+  MCPCurrentDiscoverOptions,
   MCPToolCache,
   AuthStorage,
   MCPDiscoverOptions,
@@ -30,3 +37,11 @@ export declare function loadConfigs(
 export declare function resolveConfigValue(value: string): Promise<string | undefined>
 /** [beyond] The default `toolFactory`. */
 export declare const defaultToolFactory: MCPToolFactory
+/** Sorts tools by name in place (the agent's order: stable across reconnects). */
+export declare function sortMCPToolsByName<T extends { name: string }>(tools: T[]): T[]
+/** What to do with a resource subscription that settled: the agent's rule. */
+export declare function resolveSubscriptionPostAction(
+  notificationsEnabled: boolean,
+  currentEpoch: number,
+  subscriptionEpoch: number,
+): 'rollback' | 'ignore' | 'apply'

@@ -1,3 +1,4 @@
 'use strict'
-// mcp-native/compat-12.7/loader: the 12.7 profile of mcp-native/loader (SPEC 11.3); the same objects.
-module.exports = require('../loader.js')
+// mcp-native/compat-12.7/loader: the 12.7 loader (SPEC 8.4): its manager is the 12.7 one.
+const { discoverAndLoadMCPTools127 } = require('../../loader.js')
+module.exports = { discoverAndLoadMCPTools: discoverAndLoadMCPTools127 }

@@ -1,3 +1,4 @@
 'use strict'
-// mcp-native/compat-12.7/manager: the 12.7 profile of mcp-native/manager (SPEC 11.3); the same objects.
-module.exports = require('../manager.js')
+// mcp-native/compat-12.7/manager: the 12.7 manager (SPEC 6) and its helpers; the root's manager is
+// the agent's as it ships today (SPEC 11.3).
+module.exports = require('../../manager.js')

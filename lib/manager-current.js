@@ -1,0 +1,392 @@
+'use strict'
+// mcp-native/manager at the root: the manager as the agent ships it today (18.3.4 `manager.ts`,
+// SPEC 11.3–11.4). The orchestration — the startup window that leaves uncached servers to finish
+// in the background, the reconnect ladder and its crash-storm breaker, the quiet retries of a lost
+// remote server, the startup barriers and the order of the status events — is the Rust manager's
+// (crates/mcp-native-core/src/manager/policy.rs); this face adds the agent's constructor, the
+// listeners and callbacks, and what the 12.7 face (manager.js, `mcp-native/compat-12.7`) keeps.
+
+const base = require('./manager.js')
+const { safeString } = require('./core.js')
+const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
+
+/** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
+/** @typedef {import('../index.js').MCPServerConnection} MCPServerConnection */
+/** @typedef {import('../index.js').SourceMeta} SourceMeta */
+/** @typedef {import('../index.js').Tool} Tool */
+/** @typedef {import('../index.js').MCPToolCache} MCPToolCache */
+/** @typedef {import('../index.js').McpConnectionStatusEvent} McpConnectionStatusEvent */
+/** @typedef {import('../index.js').MCPStartupStatus} MCPStartupStatus */
+/** @typedef {import('../index.js').MCPReconnectPolicy} MCPReconnectPolicy */
+/** @typedef {import('../index.js').MCPAuthHandler} MCPAuthHandler */
+/** @typedef {import('../index.js').MCPAuthChallenge} MCPAuthChallenge */
+/** @typedef {import('../index.js').MCPConfigLoader} MCPConfigLoader */
+/**
+ * @template [TTool=Tool]
+ * @typedef {import('../index.js').MCPManagerOptions<TTool>} MCPManagerOptions
+ */
+/**
+ * @template [TTool=Tool]
+ * @typedef {import('../index.js').MCPLoadResult<TTool>} MCPLoadResult
+ */
+/** @typedef {import('../index.js').MCPCurrentDiscoverOptions} MCPCurrentDiscoverOptions */
+
+/** The agent's `DEFAULT_RECONNECT_POLICY`. */
+const DEFAULT_RECONNECT_POLICY = Object.freeze({ ladderMs: Object.freeze([500, 1000, 2000, 4000]), retryBaseMs: 15000, retryMaxMs: 300000 })
+
+/**
+ * @param {unknown} err
+ * @returns {string}
+ */
+function messageOf(err) {
+  return err instanceof Error ? err.message : safeString(err)
+}
+
+/**
+ * The agent's tool order (`sortMCPToolsByName`): by name, in place; stable across reconnects.
+ * @template {{ name: string }} T
+ * @param {T[]} tools
+ * @returns {T[]}
+ */
+function sortMCPToolsByName(tools) {
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return tools
+}
+
+/**
+ * The agent's `resolveSubscriptionPostAction`.
+ * @param {boolean} notificationsEnabled
+ * @param {number} currentEpoch
+ * @param {number} subscriptionEpoch
+ * @returns {'rollback' | 'ignore' | 'apply'}
+ */
+function resolveSubscriptionPostAction(notificationsEnabled, currentEpoch, subscriptionEpoch) {
+  if (!notificationsEnabled) return 'rollback'
+  if (currentEpoch !== subscriptionEpoch) return 'ignore'
+  return 'apply'
+}
+
+/** @type {MCPManager<unknown> | undefined} */
+let instance
+
+/**
+ * @template [TTool=Tool] what `getTools()` holds
+ * @extends {base.MCPManager<TTool>}
+ */
+class MCPManager extends base.MCPManager {
+  /** The process-wide instance (the agent's internal URL handlers and tools use it). */
+  static instance() {
+    return instance
+  }
+
+  /** @param {MCPManager<unknown> | undefined} value */
+  static setInstance(value) {
+    instance = value
+  }
+
+  /** Clears the process-wide instance (tests). */
+  static resetForTests() {
+    instance = undefined
+  }
+
+  /**
+   * The agent's `(cwd, toolCache, loadConfigs, reconnectPolicy)`, then this package's options
+   * (SPEC 11.3). A plain object in third place (today's `(cwd, toolCache, options)`) is the
+   * options; `reconnect: false` there turns the reconnect policy off.
+   * @param {string} cwd
+   * @param {MCPToolCache | null} [toolCache]
+   * @param {MCPConfigLoader | MCPManagerOptions<TTool> | null} [loadConfigs]
+   * @param {MCPReconnectPolicy | null} [reconnectPolicy]
+   * @param {MCPManagerOptions<TTool>} [options]
+   */
+  constructor(cwd, toolCache = null, loadConfigs, reconnectPolicy, options) {
+    /** @type {any} */
+    let given = options
+    let loader = loadConfigs
+    if (loader !== null && typeof loader === 'object') {
+      given = loader
+      loader = undefined
+    }
+    /** @type {any} */
+    const o = { ...(given || {}) }
+    if (typeof loader === 'function') o.loadConfigs = loader
+    const policy = reconnectPolicy ?? DEFAULT_RECONNECT_POLICY
+    const off = o.reconnect === false
+    // 12.7's client-level `reconnect` option is the 12.7 profile's: here the manager reconnects.
+    o.reconnect = undefined
+    super(cwd, toolCache, o, {
+      profile: 'current',
+      reconnect: off ? false : { ladderMs: [...policy.ladderMs], retryBaseMs: policy.retryBaseMs, retryMaxMs: policy.retryMaxMs },
+    })
+    /** @type {MCPReconnectPolicy} */
+    this.reconnectPolicy = policy
+    /** @type {Set<(event: McpConnectionStatusEvent) => void>} */
+    this._statusListeners = new Set()
+    /** @type {Map<number, { onStatus: (event: McpConnectionStatusEvent) => void, retrying: Set<string> }>} per `connectServers` call */
+    this._calls = new Map()
+    /** @type {((tools: TTool[]) => void | Promise<void>) | undefined} */
+    this._onToolsChanged = undefined
+    /** @type {MCPAuthHandler | undefined} */
+    this._authHandler = undefined
+    /** @type {MCPCurrentDiscoverOptions | undefined} */
+    this._discoverOptions = undefined
+  }
+
+  /**
+   * Listens to the connection status events (`connecting`, `reconnecting`, `connected`,
+   * `failed`); a listener that throws does not keep the others from hearing them.
+   * @param {(event: McpConnectionStatusEvent) => void} listener
+   * @returns {() => void} removes it
+   */
+  addConnectionStatusListener(listener) {
+    this._statusListeners.add(listener)
+    return () => {
+      this._statusListeners.delete(listener)
+    }
+  }
+
+  /**
+   * Called with `getTools()` whenever a server's tools change; awaited when a server comes up or
+   * lists its tools again.
+   * @param {(tools: TTool[]) => void | Promise<void>} handler
+   */
+  setOnToolsChanged(handler) {
+    this._onToolsChanged = handler
+  }
+
+  /** @param {MCPAuthHandler | undefined} handler completes OAuth after a tool-level challenge */
+  setAuthHandler(handler) {
+    this._authHandler = handler
+  }
+
+  /**
+   * @param {MCPCurrentDiscoverOptions} [options]
+   * @returns {Promise<MCPLoadResult<TTool>>}
+   */
+  async discoverAndConnect(options) {
+    const o = options || {}
+    this._discoverOptions = { ...o }
+    /** @type {import('../index.js').MCPLoadedConfigs} */
+    let loaded
+    try {
+      // The agent's loader takes these options (its `MCPConfigLoader`); the default one ignores
+      // the two it does not know (`filterBrowser`, `extensionRoots`).
+      const load = /** @type {import('../index.js').MCPConfigLoader} */ (this._loadConfigs)
+      loaded = await load(this.cwd, {
+        enableProjectConfig: o.enableProjectConfig ?? true,
+        filterExa: o.filterExa ?? true,
+        filterBrowser: o.filterBrowser,
+        extensionRoots: o.extensionRoots,
+        disabledProviders: o.disabledProviders ?? this._disabledProviders,
+      })
+    } catch (err) {
+      // As 18.3.4: the loader's failure is the startup's, under the name `.mcp.json`.
+      const message = messageOf(err)
+      const onStatus = o.onStatus
+      if (typeof onStatus === 'function') this._guard(() => onStatus({ type: 'failed', serverName: '.mcp.json', error: message }))
+      this._native.startupFailed('.mcp.json', message)
+      this._drain()
+      throw err
+    }
+    const result = await this.connectServers(loaded.configs || {}, loaded.sources || {}, o.onStatus, o.startupTimeoutMs)
+    result.exaApiKeys = loaded.exaApiKeys || []
+    return result
+  }
+
+  /**
+   * Starts the servers of `configs` and returns after the startup window (`startupTimeoutMs`,
+   * default 250 ms, `OMP_MCP_STARTUP_TIMEOUT_MS` wins, 0 waits for all): slow servers with cached
+   * tools stand in with them, the others finish in the background and their tools are added then.
+   * `onStatus` hears this call's status events, also those of the reconnect that follows a start
+   * that timed out.
+   * @param {Record<string, MCPServerConfig>} configs
+   * @param {Record<string, SourceMeta>} [sources]
+   * @param {(event: McpConnectionStatusEvent) => void} [onStatus]
+   * @param {number} [startupTimeoutMs]
+   * @returns {Promise<MCPLoadResult<TTool>>}
+   */
+  // @ts-expect-error the agent's signature (SPEC 11.3): the 12.7 profile's third argument is `onConnecting`
+  async connectServers(configs, sources, onStatus, startupTimeoutMs) {
+    const windowMs = resolveMCPStartupTimeoutMs(startupTimeoutMs, this._logger)
+    const { errors, connectedServers } = await this._connect(configs || {}, sources || {}, {
+      windowMs,
+      onStart: (start) => {
+        if (typeof onStatus === 'function') this._calls.set(start.call, { onStatus, retrying: new Set() })
+        // `connecting` (and validation failures) are told before this call goes on, as 18.3.4 does.
+        this._drain()
+      },
+    })
+    return { tools: [...this._tools], errors, connectedServers, exaApiKeys: [] }
+  }
+
+  /**
+   * @param {any[]} ev `[kind, 'connection', call, type, server(s), error?]`
+   */
+  _onConnection(ev) {
+    const [, , call, type, who, error] = ev
+    const tracked = call == null ? undefined : this._calls.get(call)
+    /** @type {McpConnectionStatusEvent} */
+    let event
+    let forwardedAfter = false
+    switch (type) {
+      case 'connecting':
+        event = { type, serverNames: who }
+        break
+      case 'reconnecting':
+        event = { type, serverName: who }
+        tracked?.retrying.add(who)
+        break
+      case 'connected':
+        event = { type, serverName: who }
+        forwardedAfter = tracked?.retrying.delete(who) ?? false
+        break
+      default: {
+        const retry = tracked?.retrying.delete(who) ?? false
+        forwardedAfter = retry
+        const sourcePath = call != null && !retry ? this._sources.get(who)?.path : undefined
+        event = sourcePath ? { type: 'failed', serverName: who, error, sourcePath } : { type: 'failed', serverName: who, error }
+      }
+    }
+    // 18.3.4: the call's own listener first, except for the outcome of a timed-out start's
+    // retry, which reaches it through a listener added last.
+    if (tracked && !forwardedAfter) this._guard(() => tracked.onStatus(event))
+    for (const listener of this._statusListeners) {
+      try {
+        listener(event)
+      } catch (err) {
+        this._logger.debug('MCP connection status listener threw', { error: messageOf(err) })
+      }
+    }
+    if (tracked && forwardedAfter) this._guard(() => tracked.onStatus(event))
+  }
+
+  /**
+   * @param {string} kind
+   * @param {any} payload
+   * @returns {Promise<string>}
+   */
+  async _host(kind, payload) {
+    const out = await super._host(kind, payload)
+    if (kind === 'tools') await this._toolsChanged()
+    return out
+  }
+
+  /** Tells `setOnToolsChanged`'s handler; its failure is logged (the server stays up). */
+  async _toolsChanged() {
+    const handler = this._onToolsChanged
+    if (typeof handler !== 'function') return
+    try {
+      await handler(this._tools)
+    } catch (err) {
+      this._logger.error(`MCP tools-changed callback threw: ${messageOf(err)}`)
+    }
+  }
+
+  /** @param {string} name */
+  _forget(name) {
+    const had = (this._serverTools.get(name)?.length ?? 0) > 0
+    super._forget(name)
+    if (had) void this._toolsChanged()
+  }
+
+  _rebuildTools() {
+    super._rebuildTools()
+    sortMCPToolsByName(/** @type {Array<{ name: string }>} */ (/** @type {unknown} */ (this._tools)))
+  }
+
+  /**
+   * Connects server `name` again: shares a reconnect in flight; `manual` (the user asked) starts
+   * the crash-storm breaker's window over; `authChallenge` goes to the auth handler first, whose
+   * config is used from then on. The new connection, or `null`.
+   * @param {string} name
+   * @param {{ manual?: boolean, authChallenge?: MCPAuthChallenge }} [options]
+   * @returns {Promise<MCPServerConnection | null>}
+   */
+  async reconnectServer(name, options) {
+    if (options?.authChallenge) {
+      const handler = this._authHandler
+      if (!handler) {
+        this._logger.error('MCP auth challenge cannot be handled; no auth handler is configured', { path: `mcp:${name}` })
+        return null
+      }
+      try {
+        const config = await handler(name, options.authChallenge)
+        if (!config) return null
+        this._configs.set(name, config)
+      } catch (err) {
+        this._logger.error('MCP auth challenge handling failed', { path: `mcp:${name}`, error: messageOf(err) })
+        return null
+      }
+    }
+    const ok = await this._settle(this._native.reconnect(name, options?.manual === true))
+    return ok ? (this._connections.get(name) ?? null) : null
+  }
+
+  /**
+   * Waits until no server is starting or reconnecting, or `timeoutMs` passed (0: no deadline),
+   * then tells how the servers given to `connectServers` stand.
+   * @param {number} timeoutMs
+   * @returns {Promise<MCPStartupStatus>}
+   */
+  async waitForStartup(timeoutMs) {
+    const ms = Number(timeoutMs)
+    /** @type {{ connected: string[], pending: string[], failed: Array<[string, string]> }} */
+    const status = JSON.parse(await this._settle(this._native.waitForStartup(ms > 0 ? ms : undefined)))
+    return {
+      connected: status.connected,
+      pending: status.pending,
+      failed: status.failed.map(([name, error]) => ({ name, error })),
+    }
+  }
+
+  /** Waits until no server is starting or reconnecting. */
+  async waitForPendingConnections() {
+    await this._settle(this._native.waitForPending())
+  }
+
+  /**
+   * The config server `name` was given (before resolution), connected or not.
+   * @param {string} name
+   * @returns {MCPServerConfig | undefined}
+   */
+  getServerConfig(name) {
+    return this._connections.get(name)?.config ?? this._configs.get(name)
+  }
+
+  async disconnectAll() {
+    await super.disconnectAll()
+    this._calls.clear()
+  }
+}
+
+/**
+ * `{ manager, result }`: a manager without tool cache, after discovery.
+ * @template [TTool=Tool]
+ * @param {string} cwd
+ * @param {MCPCurrentDiscoverOptions & MCPManagerOptions<TTool>} [options]
+ */
+async function createMCPManager(cwd, options) {
+  /** @type {MCPManager<TTool>} */
+  const manager = new MCPManager(cwd, null, options ?? {})
+  const result = await manager.discoverAndConnect(options)
+  return { manager, result }
+}
+
+module.exports = {
+  MCPManager,
+  createMCPManager,
+  sortMCPToolsByName,
+  resolveSubscriptionPostAction,
+  createMCPToolName: base.createMCPToolName,
+  formatToolResult: base.formatToolResult,
+  loadConfigs: base.loadConfigs,
+  resolveConfigValue: base.resolveConfigValue,
+  defaultToolFactory: base.defaultToolFactory,
+}
+
+/**
+ * Type check only (no code): this module's exports match the declarations users see (manager.d.ts).
+ * @template {typeof import('./entries/manager.js')} T
+ * @typedef {T} MatchesDeclarations
+ */
+/** @typedef {MatchesDeclarations<typeof module.exports>} ExportsMatchDeclarations */
