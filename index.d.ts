@@ -587,12 +587,18 @@ export interface MCPLoadedConfigs {
 
 /** What makes the objects of `getTools()` (default: `MCPTool.fromTools` / `DeferredMCPTool.fromTools`). */
 export interface MCPToolFactory<TTool = Tool> {
-  fromTools(connection: MCPServerConnection, tools: MCPToolDefinition[]): TTool[]
+  /** `reconnect`: the root manager's `reconnectServer` for this server (the 12.7 manager passes none). */
+  fromTools(
+    connection: MCPServerConnection,
+    tools: MCPToolDefinition[],
+    reconnect?: (options?: { authChallenge?: MCPAuthChallenge }) => Promise<MCPServerConnection | null>,
+  ): TTool[]
   deferredFromTools(
     serverName: string,
     tools: MCPToolDefinition[],
     getConnection: () => Promise<MCPServerConnection>,
     source: SourceMeta | undefined,
+    reconnect?: (options?: { authChallenge?: MCPAuthChallenge }) => Promise<MCPServerConnection | null>,
   ): TTool[]
 }
 
@@ -751,6 +757,8 @@ export declare function createMCPManager<TTool = Tool>(
   options?: MCPCurrentDiscoverOptions & MCPManagerOptions<TTool>,
 ): Promise<{ manager: MCPManager<TTool>; result: MCPLoadResult<TTool> }>
 
+export { sortMCPToolsByName, resolveSubscriptionPostAction } from './lib/entries/manager'
+
 // ---------------------------------------------------------------------------------------------
 // Tool bridge (mcp-native/tool-bridge)
 
@@ -761,6 +769,13 @@ export {
   ToolAbortError,
   createMCPToolName,
   parseMCPToolName,
+  createLegacyMCPToolName,
+  canonicalMCPToolNameCandidates,
+  resolveMCPToolAlias,
+  getMCPToolOriginKey,
+  deduplicateMCPToolsByName,
+  isRetriableConnectionError,
+  type MCPReconnect,
   type MCPToolDetails,
   type MCPToolParameters,
   type MCPToolResult,

@@ -36,7 +36,7 @@ function listen(m) {
   return events
 }
 const names = (tools) => tools.map((t) => t.name)
-const toolsOf = (server) => FIXTURE_TOOLS.map((t) => `mcp_${server}_${t}`)
+const toolsOf = (server) => FIXTURE_TOOLS.map((t) => `mcp__${server}_${t}`)
 const connected = (serverName) => ({ type: 'connected', serverName })
 const reconnecting = (serverName) => ({ type: 'reconnecting', serverName })
 
@@ -162,7 +162,7 @@ describe('reconnects (18.3.4)', () => {
     expect(second).not.toBe(first)
     expect(second.transport.pid).not.toBe(pid)
     expect(names(m.getTools())).toEqual(toolsOf('k'))
-    const echo = m.getTools().find((t) => t.name === 'mcp_k_echo')
+    const echo = m.getTools().find((t) => t.name === 'mcp__k_echo')
     const out = await echo.execute('c', { message: 'back' })
     expect(out.content[0].text).toBe('back')
   })

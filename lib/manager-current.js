@@ -7,6 +7,7 @@
 // listeners and callbacks, and what the 12.7 face (manager.js, `mcp-native/compat-12.7`) keeps.
 
 const base = require('./manager.js')
+const toolBridge = require('./tool-bridge-current.js')
 const { safeString } = require('./core.js')
 const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
 
@@ -66,6 +67,20 @@ function resolveSubscriptionPostAction(notificationsEnabled, currentEpoch, subsc
   return 'apply'
 }
 
+/**
+ * The default `toolFactory` at the root: the agent's tool objects, with the manager's renderer.
+ * @param {import('../index.js').MCPToolRenderer | undefined} renderer
+ * @returns {import('../index.js').MCPToolFactory<any>}
+ */
+function currentToolFactory(renderer) {
+  const options = renderer ? { renderer } : undefined
+  return {
+    fromTools: (connection, tools, reconnect) => toolBridge.MCPTool.fromTools(connection, tools, reconnect, options),
+    deferredFromTools: (serverName, tools, getConnection, source, reconnect) =>
+      toolBridge.DeferredMCPTool.fromTools(serverName, tools, getConnection, source, reconnect, options),
+  }
+}
+
 /** @type {MCPManager<unknown> | undefined} */
 let instance
 
@@ -114,6 +129,8 @@ class MCPManager extends base.MCPManager {
     const off = o.reconnect === false
     // 12.7's client-level `reconnect` option is the 12.7 profile's: here the manager reconnects.
     o.reconnect = undefined
+    // The agent's tool objects, each with this server's reconnect (SPEC 11.4 tool bridge).
+    o.toolFactory ??= currentToolFactory(o.renderer)
     super(cwd, toolCache, o, {
       profile: 'current',
       reconnect: off ? false : { ladderMs: [...policy.ladderMs], retryBaseMs: policy.retryBaseMs, retryMaxMs: policy.retryMaxMs },
@@ -295,6 +312,14 @@ class MCPManager extends base.MCPManager {
   }
 
   /**
+   * @param {string} name
+   * @returns {(options?: { authChallenge?: MCPAuthChallenge }) => Promise<MCPServerConnection | null>}
+   */
+  _reconnectFor(name) {
+    return (options) => this.reconnectServer(name, options)
+  }
+
+  /**
    * Connects server `name` again: shares a reconnect in flight; `manual` (the user asked) starts
    * the crash-storm breaker's window over; `authChallenge` goes to the auth handler first, whose
    * config is used from then on. The new connection, or `null`.
@@ -377,11 +402,11 @@ module.exports = {
   createMCPManager,
   sortMCPToolsByName,
   resolveSubscriptionPostAction,
-  createMCPToolName: base.createMCPToolName,
+  createMCPToolName: toolBridge.createMCPToolName,
   formatToolResult: base.formatToolResult,
   loadConfigs: base.loadConfigs,
   resolveConfigValue: base.resolveConfigValue,
-  defaultToolFactory: base.defaultToolFactory,
+  defaultToolFactory: currentToolFactory(undefined),
 }
 
 /**

@@ -358,7 +358,7 @@ class MCPManager {
     const source = this._sources.get(name)
     if (source) connection._source = source
     connection.tools = tools
-    const objects = this._toolFactory.fromTools(connection, tools)
+    const objects = this._toolFactory.fromTools(connection, tools, this._reconnectFor(name))
     this._connections.set(name, connection)
     this._setServerTools(name, objects)
   }
@@ -419,6 +419,16 @@ class MCPManager {
    */
   _onConnection(_ev) {}
 
+  /**
+   * What a tool of server `name` calls to connect it again: the root's manager hands its
+   * `reconnectServer` to the tool objects; the 12.7 one none.
+   * @param {string} _name
+   * @returns {((options?: { authChallenge?: { wwwAuthenticate: readonly string[] } }) => Promise<MCPServerConnection | null>) | undefined}
+   */
+  _reconnectFor(_name) {
+    return undefined
+  }
+
   /** Delivers the events queued so far, now. */
   _drain() {
     const batch = this._native.drain()
@@ -463,7 +473,13 @@ class MCPManager {
    */
   _defer(name, cached) {
     try {
-      const tools = this._toolFactory.deferredFromTools(name, cached, () => this.waitForConnection(name), this._sources.get(name))
+      const tools = this._toolFactory.deferredFromTools(
+        name,
+        cached,
+        () => this.waitForConnection(name),
+        this._sources.get(name),
+        this._reconnectFor(name),
+      )
       this._setServerTools(name, tools)
     } catch (err) {
       this._logger.error(`MCP tool factory failed for the cached tools of "${name}": ${messageOf(err)}`)

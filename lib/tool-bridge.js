@@ -6,25 +6,10 @@
 const native = require('../native/index.js')
 const { callTool } = require('./client.js')
 const { safeString } = require('./core.js')
+const { ToolAbortError, abortError, hidden, parametersOf, raceAbort } = require('./tool-support.js')
 
-/** @typedef {import('./entries/tool-bridge.js').MCPToolResult} MCPToolResult */
-/** @typedef {import('./entries/tool-bridge.js').MCPToolDetails} MCPToolDetails */
-
-/** A tool call ends this way when it was aborted (SPEC 8.1 "Aborts"). */
-class ToolAbortError extends Error {
-  /** @type {'Operation aborted'} */
-  static MESSAGE = 'Operation aborted'
-
-  // A field rather than `this.name = …` in the constructor (the same own property, set at the
-  // same moment): only a field can narrow Error's `name: string` to the declared literal.
-  /** @type {'ToolAbortError'} */
-  name = 'ToolAbortError'
-
-  /** @param {string} [message] */
-  constructor(message = ToolAbortError.MESSAGE) {
-    super(message)
-  }
-}
+/** @typedef {import('./entries/compat-12.7/tool-bridge.js').MCPToolResult} MCPToolResult */
+/** @typedef {import('./entries/compat-12.7/tool-bridge.js').MCPToolDetails} MCPToolDetails */
 
 /**
  * `mcp_<server>_<tool>` (SPEC 8.1 "Tool names").
@@ -47,19 +32,6 @@ function parseMCPToolName(name) {
   const at = rest.indexOf('_')
   if (at === -1) return null
   return { serverName: rest.slice(0, at), toolName: rest.slice(at + 1) }
-}
-
-/**
- * `parameters`: the input schema itself, or a copy with `properties: {}` when an object schema
- * has none (SPEC 8.1). A tool without a schema (a broken server) gets an empty object schema.
- * @param {unknown} schema
- * @returns {Record<string, unknown>}
- */
-function parametersOf(schema) {
-  if (!schema || typeof schema !== 'object') return { type: 'object', properties: {} }
-  const s = /** @type {Record<string, unknown>} */ (schema)
-  if (s.type === 'object' && !('properties' in s)) return { ...s, properties: {} }
-  return s
 }
 
 /**
@@ -98,55 +70,7 @@ function resultText(result) {
   return result.isError ? `Error: ${text}` : text
 }
 
-/**
- * `signal.reason` if it is a ToolAbortError, otherwise a new one.
- * @param {AbortSignal} signal
- */
-function abortError(signal) {
-  return signal.reason instanceof ToolAbortError ? signal.reason : new ToolAbortError()
-}
-
-/**
- * Waits for `promise`, or rejects when `signal` aborts (with its reason if that is an Error,
- * otherwise a ToolAbortError); the listener is removed either way.
- * @template T
- * @param {Promise<T>} promise
- * @param {AbortSignal | undefined} signal
- * @returns {Promise<T>}
- */
-function raceAbort(promise, signal) {
-  if (!signal) return promise
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new ToolAbortError())
-    if (signal.aborted) return onAbort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (err) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(err)
-      },
-    )
-  })
-}
-
 const DEFAULT_TIMEOUT = native.DEFAULT_TIMEOUT_MS
-
-/**
- * Sets `fields` as own, non-enumerable properties (as the reference's private constructor
- * parameters, but out of `JSON.stringify` and spreads: the connection holds the server's
- * resolved config, secrets included, and a tool object gets logged).
- * @param {object} target
- * @param {Record<string, unknown>} fields
- */
-function hidden(target, fields) {
-  for (const [key, value] of Object.entries(fields)) {
-    Object.defineProperty(target, key, { value, enumerable: false, writable: true, configurable: true })
-  }
-}
 
 /**
  * What both tool classes share: the fields of SPEC 8.1, `execute`, and the render hooks when a
@@ -359,5 +283,5 @@ module.exports = { MCPTool, DeferredMCPTool, createMCPToolName, parseMCPToolName
  * @template D
  * @typedef {T} HasPublicShapeOf
  */
-/** @typedef {HasPublicShapeOf<MCPTool, import('./entries/tool-bridge.js').MCPTool>} MCPToolMatchesDeclaration */
-/** @typedef {HasPublicShapeOf<DeferredMCPTool, import('./entries/tool-bridge.js').DeferredMCPTool>} DeferredMCPToolMatchesDeclaration */
+/** @typedef {HasPublicShapeOf<MCPTool, import('./entries/compat-12.7/tool-bridge.js').MCPTool>} MCPToolMatchesDeclaration */
+/** @typedef {HasPublicShapeOf<DeferredMCPTool, import('./entries/compat-12.7/tool-bridge.js').DeferredMCPTool>} DeferredMCPToolMatchesDeclaration */

@@ -19,6 +19,37 @@ pub fn mcp_tool_name(env: Env, server: String, tool: String) -> Result<String> {
     guard(&env, || Ok(config::tool_name(&server, &tool)))
 }
 
+/// SPEC 11.3 tool names (the agent's `createMCPToolName` as it ships today): `mcp__<server
+/// part>_<tool part>`, digits kept, capped at 64 characters with a wyhash suffix.
+#[napi]
+pub fn mcp_tool_name_current(env: Env, server: String, tool: String) -> Result<String> {
+    guard(&env, || {
+        Ok(config::naming::current_tool_name(&server, &tool))
+    })
+}
+
+/// The agent's `createLegacyMCPToolName`: the name before digits were kept, when it differs.
+#[napi]
+pub fn mcp_tool_name_legacy(env: Env, server: String, tool: String) -> Result<Option<String>> {
+    guard(&env, || {
+        Ok(config::naming::legacy_tool_name(&server, &tool))
+    })
+}
+
+/// The agent's `canonicalMCPToolNameCandidates`.
+#[napi]
+pub fn mcp_tool_name_candidates(env: Env, name: String) -> Result<Vec<String>> {
+    guard(&env, || Ok(config::naming::candidates(&name)))
+}
+
+/// wyhash (Zig's, seed 0: the agent's `Bun.hash`) of `text`'s UTF-8 bytes.
+#[napi]
+pub fn mcp_wyhash(env: Env, text: String) -> Result<BigInt> {
+    guard(&env, || {
+        Ok(BigInt::from(config::naming::wyhash(text.as_bytes())))
+    })
+}
+
 /// SPEC 6 / 7.6 `validateServerConfig`: the error messages for one server config (JSON text),
 /// in order.
 #[napi]

@@ -1,9 +1,55 @@
-// mcp-native/compat-12.7: the 12.7 profile of the package (SPEC 11.3): the root's names, with
-// 12.7's where the two conflict.
-export * from '../../index'
+// mcp-native/compat-12.7: the 12.7 profile of the package (SPEC 11.3): the values of sections 1–10
+// (the root's where the two agree, 12.7's where they conflict) and the root's types.
+export type * from '../../index'
+export {
+  StdioTransport,
+  createStdioTransport,
+  HttpTransport,
+  createHttpTransport,
+  callMCP,
+  parseSSE,
+  createTransport,
+  connectToServer,
+  listTools,
+  callTool,
+  disconnectServer,
+  serverSupportsTools,
+  MCPClient,
+  ToolAbortError,
+  MCPToolCache,
+  readMCPConfigFile,
+  writeMCPConfigFile,
+  validateServerName,
+  addMCPServer,
+  updateMCPServer,
+  removeMCPServer,
+  getMCPServer,
+  listMCPServers,
+  getMCPConfigPath,
+  loadAllMCPConfigs,
+  validateServerConfig,
+  isExaMCPServer,
+  filterExaMCPServers,
+  extractExaApiKey,
+  analyzeAuthError,
+  detectAuthError,
+  discoverOAuthEndpoints,
+  extractOAuthEndpoints,
+  MCPOAuthFlow,
+} from '../../index'
 export { MCPManager, createMCPManager } from './compat-12.7/manager'
 export {
   discoverAndLoadMCPTools,
   type MCPToolsLoadOptions,
   type MCPToolsLoadResult,
 } from './compat-12.7/loader'
+export {
+  MCPTool,
+  DeferredMCPTool,
+  createMCPToolName,
+  parseMCPToolName,
+  type MCPToolDetails,
+  type MCPToolResult,
+  type Tool,
+} from './compat-12.7/tool-bridge'
+export type { MCPLoadResult, MCPManagerOptions, MCPToolFactory } from './compat-12.7/types'

@@ -1,7 +1,50 @@
 'use strict'
 // mcp-native/compat-12.7: the package's surface as the 12.7 agent used it (SPEC 11.3), with 12.7's
-// defaults. Where the root and this profile agree they export the same objects; where they
-// conflict (the list is in the README), this profile has 12.7's.
-const { MCPManager, createMCPManager } = require('../manager.js')
-const { discoverAndLoadMCPTools127: discoverAndLoadMCPTools } = require('../loader.js')
-module.exports = { ...require('../../index.js'), MCPManager, createMCPManager, discoverAndLoadMCPTools }
+// defaults: the names of sections 1–10, in their order. Where the root and this profile agree they
+// are the same objects; where they conflict (the list is in the README), this profile has 12.7's.
+const root = require('../../index.js')
+const manager = require('../manager.js')
+const loader = require('../loader.js')
+const toolBridge = require('../tool-bridge.js')
+
+exports.StdioTransport = root.StdioTransport
+exports.createStdioTransport = root.createStdioTransport
+exports.HttpTransport = root.HttpTransport
+exports.createHttpTransport = root.createHttpTransport
+exports.callMCP = root.callMCP
+exports.parseSSE = root.parseSSE
+exports.createTransport = root.createTransport
+exports.connectToServer = root.connectToServer
+exports.listTools = root.listTools
+exports.callTool = root.callTool
+exports.disconnectServer = root.disconnectServer
+exports.serverSupportsTools = root.serverSupportsTools
+exports.MCPClient = root.MCPClient
+exports.MCPManager = manager.MCPManager
+exports.createMCPManager = manager.createMCPManager
+exports.MCPTool = toolBridge.MCPTool
+exports.DeferredMCPTool = toolBridge.DeferredMCPTool
+exports.ToolAbortError = root.ToolAbortError
+exports.createMCPToolName = toolBridge.createMCPToolName
+exports.parseMCPToolName = toolBridge.parseMCPToolName
+exports.MCPToolCache = root.MCPToolCache
+exports.readMCPConfigFile = root.readMCPConfigFile
+exports.writeMCPConfigFile = root.writeMCPConfigFile
+exports.validateServerName = root.validateServerName
+exports.addMCPServer = root.addMCPServer
+exports.updateMCPServer = root.updateMCPServer
+exports.removeMCPServer = root.removeMCPServer
+exports.getMCPServer = root.getMCPServer
+exports.listMCPServers = root.listMCPServers
+exports.getMCPConfigPath = root.getMCPConfigPath
+exports.discoverAndLoadMCPTools = loader.discoverAndLoadMCPTools127
+exports.loadAllMCPConfigs = root.loadAllMCPConfigs
+exports.validateServerConfig = root.validateServerConfig
+exports.isExaMCPServer = root.isExaMCPServer
+exports.filterExaMCPServers = root.filterExaMCPServers
+exports.extractExaApiKey = root.extractExaApiKey
+exports.analyzeAuthError = root.analyzeAuthError
+exports.detectAuthError = root.detectAuthError
+exports.discoverOAuthEndpoints = root.discoverOAuthEndpoints
+exports.extractOAuthEndpoints = root.extractOAuthEndpoints
+exports.MCPOAuthFlow = root.MCPOAuthFlow

@@ -1,5 +1,5 @@
 // mcp-native/compat-12.7/loader: the 12.7 loader (SPEC 8.4): its manager is the 12.7 one.
-import type { Tool } from '../../../index'
+import type { Tool } from './tool-bridge'
 import type { MCPManager } from './manager'
 import type { MCPToolsLoadOptions as CurrentOptions, MCPToolsLoadResult as CurrentResult } from '../loader'
 export type { AgentStorage, LoadedMCPTool } from '../loader'

@@ -10,8 +10,8 @@ import type {
   MCPServerConnection,
   MCPToolCache,
   SourceMeta,
-  Tool,
 } from '../../../index'
+import type { Tool } from './tool-bridge'
 export {
   createMCPToolName,
   formatToolResult,
@@ -28,8 +28,8 @@ export type {
   MCPTool,
   MCPToolFactory,
   MCPLoadedConfigs,
-  Tool,
 } from '../../../index'
+export type { Tool } from './tool-bridge'
 
 /** The 12.7 manager (SPEC 6). */
 export declare class MCPManager<TTool = Tool> {

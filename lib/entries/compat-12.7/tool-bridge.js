@@ -1,3 +1,4 @@
 'use strict'
-// mcp-native/compat-12.7/tool-bridge: the 12.7 profile of mcp-native/tool-bridge (SPEC 11.3); the same objects.
-module.exports = require('../tool-bridge.js')
+// mcp-native/compat-12.7/tool-bridge: the 12.7 tool objects (SPEC 8.1, 8.11).
+const { MCPTool, DeferredMCPTool, createMCPToolName, parseMCPToolName, ToolAbortError } = require('../../tool-bridge.js')
+module.exports = { MCPTool, DeferredMCPTool, createMCPToolName, parseMCPToolName, ToolAbortError }

@@ -1,2 +1,10 @@
-// mcp-native/compat-12.7/types: the 12.7 profile of mcp-native/types (SPEC 11.3); the same objects.
+// mcp-native/compat-12.7/types: the 12.7 profile of mcp-native/types (SPEC 11.3): the root's types,
+// but those of the tool objects and of what holds them, which are 12.7's.
+import type * as Root from '../../../index'
+import type { Tool } from './tool-bridge'
 export * from '../types'
+export type { MCPTool, MCPToolDetails, Tool } from './tool-bridge'
+export type { MCPToolsLoadOptions, MCPToolsLoadResult } from './loader'
+export type MCPLoadResult<TTool = Tool> = Root.MCPLoadResult<TTool>
+export type MCPManagerOptions<TTool = Tool> = Root.MCPManagerOptions<TTool>
+export type MCPToolFactory<TTool = Tool> = Root.MCPToolFactory<TTool>

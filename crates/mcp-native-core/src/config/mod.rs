@@ -23,6 +23,7 @@ mod fuzz;
 mod js;
 mod jsonc;
 pub mod merge;
+pub mod naming;
 mod providers;
 mod server;
 pub mod value_command;
@@ -75,32 +76,13 @@ pub fn validate(name: &str, config: &Value) -> Vec<String> {
 /// parts falling back to `server` / `tool`, and a tool part that starts with `<server part>_`
 /// losing that prefix.
 pub fn tool_name(server: &str, tool: &str) -> String {
-    let s = name_part(server, "server");
-    let t = name_part(tool, "tool");
+    let s = naming::part(server, "server", false);
+    let t = naming::part(tool, "tool", false);
     let t = match t.strip_prefix(&s).and_then(|r| r.strip_prefix('_')) {
         Some(rest) if !rest.is_empty() => rest,
         _ => t.as_str(),
     };
     format!("mcp_{s}_{t}")
-}
-
-fn name_part(text: &str, fallback: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars().flat_map(char::to_lowercase) {
-        let c = if c.is_ascii_lowercase() { c } else { '_' };
-        if c == '_' && (out.is_empty() || out.ends_with('_')) {
-            continue;
-        }
-        out.push(c);
-    }
-    while out.ends_with('_') {
-        out.pop();
-    }
-    if out.is_empty() {
-        fallback.to_owned()
-    } else {
-        out
-    }
 }
 
 #[cfg(test)]
