@@ -159,6 +159,9 @@ pub(crate) struct Inner {
     pub(crate) stderr: std::sync::atomic::AtomicBool,
     /// The session re-initialization in progress, shared by concurrent callers.
     pub(crate) reinit: reconnect::SharedReinit,
+    /// Held while a server process is being started off the runtime thread: a deadline or
+    /// `close()` waits for it, so that the process it starts is closed before they return.
+    pub(crate) starting: Arc<tokio::sync::Mutex<()>>,
     /// Input requests of the modern era waiting for JavaScript's answer.
     pub(crate) inputs: modern::Inputs,
     /// The OAuth client (SPEC 10) of the HTTP server, made at the first connection that needs
@@ -220,6 +223,7 @@ impl Client {
                 handler: Mutex::new(handler),
                 stderr: std::sync::atomic::AtomicBool::new(false),
                 reinit: Default::default(),
+                starting: Default::default(),
                 inputs: Default::default(),
                 oauth: Mutex::new(None),
             }),

@@ -232,7 +232,36 @@ pub(super) async fn open_session(
     generation: u64,
     epoch: u64,
 ) -> Result<(Conn, InitializeResult, Box<RawValue>), Error> {
-    let conn = open(inner, generation)?;
+    let conn = if matches!(inner.config(), ServerConfig::Stdio { .. }) {
+        // Starting a process waits for its fork and exec (on the crate's spawner thread): not on
+        // this thread, which is the runtime's only one. 50 servers started at once blocked it
+        // for over a second, and with it every timer and answer, the startup window's included.
+        // The new connection is the attempt as soon as it exists, while `starting` is held: a
+        // deadline or `close()` that comes meanwhile waits for it and closes it (and its
+        // process) before it returns, as when the fork happened on this thread. One at a time:
+        // the forks are made one after the other on the spawner thread anyway, and one waiting
+        // thread is enough (50 would each hold a thread and its allocator heap).
+        static STARTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+        let _turn = STARTS
+            .acquire()
+            .await
+            .map_err(|_| Error::Io("starting the server failed: closed".into()))?;
+        let starting = inner.starting.clone().lock_owned().await;
+        let inner2 = inner.clone();
+        tokio::task::spawn_blocking(move || {
+            let _starting = starting;
+            let conn = open(&inner2, generation)?;
+            let mut st = lock(&inner2.state);
+            if st.epoch == epoch {
+                st.attempt = Some(conn.clone());
+            }
+            Ok::<_, Error>(conn)
+        })
+        .await
+        .map_err(|e| Error::Io(format!("starting the server failed: {e}")))??
+    } else {
+        open(inner, generation)?
+    };
     let stale = {
         let mut st = lock(&inner.state);
         let stale = st.epoch != epoch;
@@ -387,7 +416,9 @@ pub(super) async fn connect(inner: &Arc<Inner>) -> Result<InitializeResult, Erro
         Some(Err(e)) => Err(e),
         None => {
             // Whether the transport was still starting or already talking: it is closed before
-            // the caller hears of the failure, so nothing outlives the attempt.
+            // the caller hears of the failure, so nothing outlives the attempt (a process being
+            // started is waited for first).
+            drop(inner.starting.lock().await);
             let attempt = lock(&inner.state).attempt.take();
             if let Some(conn) = attempt {
                 conn.close_and_wait(close_wait(&inner.config())).await;
@@ -412,6 +443,8 @@ pub(super) async fn connect(inner: &Arc<Inner>) -> Result<InitializeResult, Erro
 
 /// SPEC 5.2 `close`: no reconnect any more; the connection closed and its end awaited.
 pub(super) async fn close(inner: &Arc<Inner>) {
+    // A process being started is waited for: it is then the attempt, closed below.
+    drop(inner.starting.lock().await);
     let (conn, was) = {
         let mut st = lock(&inner.state);
         st.epoch += 1;

@@ -170,29 +170,38 @@ impl Manager {
                 all.await;
             }
         }
+        // Every server still starting at once: its cache entry is read (raced against its own
+        // outcome) and stands in, or it is awaited (12.7) or left to the background (18.3.4). At
+        // once, not one after the other: each read is a round trip to the owner (the JavaScript
+        // thread, busy with the other starts), and with 50 servers in turn the call outlasted
+        // the window many times over.
+        let looks = starts.iter().filter_map(|(name, rx)| {
+            let rx = rx.as_ref()?;
+            if rx.borrow().is_some() {
+                return None;
+            }
+            // Disconnected meanwhile: nothing to stand in for.
+            let config = self.config(name)?;
+            Some(async move {
+                let cached = tokio::select! {
+                    cached = inner.host.cache_get(name, &config) => cached,
+                    () = settled(rx.clone()) => None,
+                };
+                let still = self.pending_servers().contains(name);
+                let stood_in = match cached {
+                    Some(tools) if still && rx.borrow().is_none() => {
+                        inner.host.stand_in(name, tools).await.is_ok()
+                    }
+                    _ => false,
+                };
+                (name, rx, stood_in)
+            })
+        });
+        let looked = futures::future::join_all(looks).await;
         let mut deferred = Vec::new();
         let mut background = Vec::new();
         let mut waiting = Vec::new();
-        for (name, rx) in &starts {
-            let Some(rx) = rx else { continue };
-            if rx.borrow().is_some() {
-                continue;
-            }
-            // Disconnected meanwhile: nothing to stand in for.
-            let Some(config) = self.config(name) else {
-                continue;
-            };
-            let cached = tokio::select! {
-                cached = inner.host.cache_get(name, &config) => cached,
-                () = settled(rx.clone()) => None,
-            };
-            let still = self.pending_servers().contains(name);
-            let stood_in = match cached {
-                Some(tools) if still && rx.borrow().is_none() => {
-                    inner.host.stand_in(name, tools).await.is_ok()
-                }
-                _ => false,
-            };
+        for (name, rx, stood_in) in looked {
             if stood_in {
                 deferred.push(name.clone());
             } else if !inner.options.await_uncached {
