@@ -215,6 +215,12 @@ export interface MCPServerConnection {
   capabilities: MCPServerCapabilities
   tools?: MCPToolDefinition[]
   _source?: SourceMeta
+  /** The server's instructions (root `connectToServer`). */
+  instructions?: string
+  /** Cached by `listResources` / `listResourceTemplates` / `listPrompts` (root). */
+  resources?: MCPResource[]
+  resourceTemplates?: MCPResourceTemplate[]
+  prompts?: MCPPrompt[]
 }
 
 export interface MCPToolWithServer {
@@ -453,12 +459,99 @@ export interface MCPClientOptions extends MCPHandshakeOptions {
 /** A transport for `config` by its `type` (`stdio` when missing). [beyond: exported] */
 export declare function createTransport(config: MCPServerConfig): Promise<MCPTransport>
 
+/** `connectToServer`'s options at the root (18.3.4), and this package's handshake options ([beyond]). */
+export interface MCPCurrentConnectOptions extends MCPConnectOptions {
+  /** The server's notifications. */
+  onNotification?: (method: string, params: unknown) => void
+  /** The server's requests. Default: `ping`, and `roots/list` with the project directory; others -32601. */
+  onRequest?: (method: string, params: unknown) => Promise<unknown>
+}
+
+/** A connect that did not finish within the server's timeout. */
+export declare class MCPConnectionTimeoutError extends Error {
+  constructor(serverName: string, timeoutMs: number)
+  readonly name: 'MCPConnectionTimeoutError'
+  readonly serverName: string
+  readonly timeoutMs: number
+  /** [beyond] */
+  readonly code: 'MCP_TIMEOUT'
+}
+
 /**
- * Creates the transport and runs the handshake, within `config.timeout ?? 30000` ms
- * (`Connection to MCP server "<name>" timed out after <t>ms`). On any failure the transport is
- * closed before the promise rejects.
+ * Creates the transport and runs the handshake (protocol revision 2025-11-25), within
+ * `OMP_MCP_TIMEOUT_MS`, else `config.timeout`, else 30 s — 0 means no deadline — or rejects with
+ * `MCPConnectionTimeoutError`. On any failure the transport is closed before the promise rejects.
+ * The 12.7 function is `mcp-native/compat-12.7`'s.
  */
-export declare function connectToServer(name: string, config: MCPServerConfig, options?: MCPConnectOptions): Promise<MCPServerConnection>
+export declare function connectToServer(
+  name: string,
+  config: MCPServerConfig,
+  options?: MCPCurrentConnectOptions,
+): Promise<MCPServerConnection>
+
+/** A resource of `resources/list`. */
+export interface MCPResource {
+  uri: string
+  name: string
+  description?: string
+  mimeType?: string
+  [key: string]: unknown
+}
+/** A template of `resources/templates/list`. */
+export interface MCPResourceTemplate {
+  uriTemplate: string
+  name: string
+  description?: string
+  mimeType?: string
+  [key: string]: unknown
+}
+export interface MCPResourceReadResult {
+  contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>
+}
+/** A prompt of `prompts/list`. */
+export interface MCPPrompt {
+  name: string
+  description?: string
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>
+  [key: string]: unknown
+}
+export interface MCPGetPromptResult {
+  description?: string
+  messages: Array<{ role: 'user' | 'assistant'; content: unknown }>
+}
+
+/** All resources (paged), cached on `connection.resources`; `[]` without the capability. */
+export declare function listResources(connection: MCPServerConnection, options?: MCPRequestOptions): Promise<MCPResource[]>
+/** All templates, cached; a server without the method (-32601) has none. */
+export declare function listResourceTemplates(connection: MCPServerConnection, options?: MCPRequestOptions): Promise<MCPResourceTemplate[]>
+export declare function readResource(
+  connection: MCPServerConnection,
+  uri: string,
+  options?: MCPRequestOptions,
+): Promise<MCPResourceReadResult>
+/** One request per URI, failures logged (`options.logger`), nothing without `resources.subscribe`. */
+export declare function subscribeToResources(
+  connection: MCPServerConnection,
+  uris: string[],
+  options?: MCPRequestOptions & { logger?: { warn?(message: string, details?: unknown): void } },
+): Promise<void>
+export declare function unsubscribeFromResources(
+  connection: MCPServerConnection,
+  uris: string[],
+  options?: MCPRequestOptions & { logger?: { warn?(message: string, details?: unknown): void } },
+): Promise<void>
+/** All prompts, cached on `connection.prompts`; `[]` without the capability. */
+export declare function listPrompts(connection: MCPServerConnection, options?: MCPRequestOptions): Promise<MCPPrompt[]>
+/** `prompts/get`; empty arguments are not sent. */
+export declare function getPrompt(
+  connection: MCPServerConnection,
+  name: string,
+  args?: Record<string, string>,
+  options?: MCPRequestOptions,
+): Promise<MCPGetPromptResult>
+export declare function serverSupportsResources(capabilities: MCPServerCapabilities): boolean
+export declare function serverSupportsResourceSubscriptions(capabilities: MCPServerCapabilities): boolean
+export declare function serverSupportsPrompts(capabilities: MCPServerCapabilities): boolean
 
 /** All tools (paged, at most 1000 pages), cached on `connection.tools`; `[]` without the tools capability. */
 export declare function listTools(connection: MCPServerConnection, options?: { signal?: AbortSignal }): Promise<MCPToolDefinition[]>

@@ -5,7 +5,7 @@
 
 const core = require('./lib/core.js')
 const jsonRpc = require('./lib/json-rpc.js')
-const client = require('./lib/client.js')
+const client = require('./lib/client-current.js')
 const manager = require('./lib/manager-current.js')
 const toolBridge = require('./lib/tool-bridge-current.js')
 const toolCache = require('./lib/tool-cache.js')
@@ -28,6 +28,17 @@ exports.callTool = client.callTool
 exports.disconnectServer = client.disconnectServer
 exports.serverSupportsTools = client.serverSupportsTools
 exports.MCPClient = client.MCPClient
+exports.MCPConnectionTimeoutError = client.MCPConnectionTimeoutError
+exports.listResources = client.listResources
+exports.listResourceTemplates = client.listResourceTemplates
+exports.readResource = client.readResource
+exports.subscribeToResources = client.subscribeToResources
+exports.unsubscribeFromResources = client.unsubscribeFromResources
+exports.listPrompts = client.listPrompts
+exports.getPrompt = client.getPrompt
+exports.serverSupportsResources = client.serverSupportsResources
+exports.serverSupportsResourceSubscriptions = client.serverSupportsResourceSubscriptions
+exports.serverSupportsPrompts = client.serverSupportsPrompts
 exports.MCPManager = manager.MCPManager
 exports.createMCPManager = manager.createMCPManager
 exports.MCPTool = toolBridge.MCPTool

@@ -6,7 +6,8 @@
 // the paused clock in crates/mcp-native-core/tests/manager_policy.rs. vitest (Node) and `bun test`.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { MCPManager, createMCPManager, discoverAndLoadMCPTools } from 'mcp-native'
@@ -227,6 +228,21 @@ describe('reconnects (18.3.4)', () => {
     expect(renewed.transport.pid).not.toBe(pid)
     expect(renewed.config.args).toContain('--instructions=renewed')
     expect(m.getServerConfig('k')).toBe(renewed.config)
+  })
+})
+
+describe('handshake, deadline and roots (18.3.4)', () => {
+  it('the manager asks for 2025-11-25, takes timeout 0 as no deadline, and answers roots/list with its cwd', async () => {
+    const m = manage(ROOT, null)
+    const result = await m.connectServers({ k: fixture(['--init-delay-ms=300'], { timeout: 0 }) }, {}, undefined, 0)
+    expect(result.connectedServers).toEqual(['k'])
+    const t = m.getConnection('k').transport
+    const init = (await t.request('requests')).requests.find((r) => r.method === 'initialize')
+    expect(init.params.protocolVersion).toBe('2025-11-25')
+    expect((await t.request('reverse', { method: 'roots/list' })).answer.result).toEqual({
+      roots: [{ uri: pathToFileURL(ROOT).href, name: basename(ROOT) }],
+    })
+    expect((await t.request('reverse', { method: 'elicitation/create' })).answer.error.code).toBe(-32601)
   })
 })
 

@@ -803,6 +803,8 @@ class MCPClient {
 module.exports = {
   createTransport,
   connectToServer,
+  rpc,
+  listAll,
   listTools,
   callTool,
   disconnectServer,
@@ -813,8 +815,9 @@ module.exports = {
 }
 
 /**
- * Type check only (no code): this module's exports match the declarations users see (client.d.ts).
- * @template {typeof import('./entries/client.js')} T
+ * Type check only (no code): this module's exports match the declarations users see
+ * (compat-12.7/client.d.ts: this is the 12.7 function API).
+ * @template {typeof import('./entries/compat-12.7/client.js')} T
  * @typedef {T} MatchesDeclarations
  */
 /** @typedef {MatchesDeclarations<typeof module.exports>} ExportsMatchDeclarations */

@@ -8,6 +8,9 @@
 
 const base = require('./manager.js')
 const toolBridge = require('./tool-bridge-current.js')
+const nodePath = require('node:path')
+const nodeUrl = require('node:url')
+const { MCP_PROTOCOL_VERSION, withDeadline } = require('./client-current.js')
 const { safeString } = require('./core.js')
 const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
 
@@ -131,6 +134,8 @@ class MCPManager extends base.MCPManager {
     o.reconnect = undefined
     // The agent's tool objects, each with this server's reconnect (SPEC 11.4 tool bridge).
     o.toolFactory ??= currentToolFactory(o.renderer)
+    // The agent's protocol revision (SPEC 11.3).
+    o.protocolVersion ??= MCP_PROTOCOL_VERSION
     super(cwd, toolCache, o, {
       profile: 'current',
       reconnect: off ? false : { ladderMs: [...policy.ladderMs], retryBaseMs: policy.retryBaseMs, retryMaxMs: policy.retryMaxMs },
@@ -312,6 +317,33 @@ class MCPManager extends base.MCPManager {
   }
 
   /**
+   * The deadline as the agent resolves it: `OMP_MCP_TIMEOUT_MS`, else the config's, else 30 s;
+   * 0 = none.
+   * @param {MCPServerConfig} config
+   */
+  _connectConfig(config) {
+    return config ? withDeadline(config) : config
+  }
+
+  /**
+   * A server's client: without an `onRequest` option, `ping` and `roots/list` (the manager's
+   * `cwd`) are answered as the agent answers them; anything else is refused (-32601).
+   * @param {string} name
+   * @param {number} tag
+   */
+  _startFace(name, tag) {
+    super._startFace(name, tag)
+    const client = this._faces.get(tag)
+    if (client && !this._onRequest) {
+      client.onRequest = async (/** @type {string} */ method) => {
+        if (method === 'ping') return {}
+        if (method === 'roots/list') return { roots: [{ uri: nodeUrl.pathToFileURL(this.cwd).href, name: nodePath.basename(this.cwd) }] }
+        throw Object.assign(new Error(`Unsupported server request: ${method}`), { code: -32601 })
+      }
+    }
+  }
+
+  /**
    * @param {string} name
    * @returns {(options?: { authChallenge?: MCPAuthChallenge }) => Promise<MCPServerConnection | null>}
    */
@@ -397,16 +429,21 @@ async function createMCPManager(cwd, options) {
   return { manager, result }
 }
 
+const { createMCPToolName } = toolBridge
+const { formatToolResult, loadConfigs, resolveConfigValue } = base
+const defaultToolFactory = currentToolFactory(undefined)
+
+// Shorthand only: Node's ESM import finds a CommonJS module's names by reading this statement.
 module.exports = {
   MCPManager,
   createMCPManager,
   sortMCPToolsByName,
   resolveSubscriptionPostAction,
-  createMCPToolName: toolBridge.createMCPToolName,
-  formatToolResult: base.formatToolResult,
-  loadConfigs: base.loadConfigs,
-  resolveConfigValue: base.resolveConfigValue,
-  defaultToolFactory: currentToolFactory(undefined),
+  createMCPToolName,
+  formatToolResult,
+  loadConfigs,
+  resolveConfigValue,
+  defaultToolFactory,
 }
 
 /**

@@ -281,7 +281,7 @@ class MCPManager {
         if (existing) existing._source = source
       }
       if (!this._tags.has(name) && !this._connections.has(name)) this._configs.set(name, config)
-      entries.push([name, config ?? null])
+      entries.push([name, config ? this._connectConfig(config) : null])
     }
     /** @type {{ started: string[], connected: string[], errors: Array<[string, string]>, call: number }} */
     const start = JSON.parse(this._native.start(JSON.stringify(entries)))
@@ -327,7 +327,7 @@ class MCPManager {
     const config = /** @type {MCPServerConfig} */ (this._configs.get(name))
     switch (kind) {
       case 'prepare':
-        return nativeConfig(await this.prepareConfig(config))
+        return nativeConfig(this._connectConfig(await this.prepareConfig(config)))
       case 'cacheGet':
         return JSON.stringify(await this._cacheGet(name, config))
       case 'tools':
@@ -429,6 +429,16 @@ class MCPManager {
     return undefined
   }
 
+  /**
+   * The config a server is connected with, after `prepareConfig`: as it is here; the root's
+   * manager resolves its deadline as the agent does (0 = none).
+   * @param {MCPServerConfig} config
+   * @returns {MCPServerConfig}
+   */
+  _connectConfig(config) {
+    return config
+  }
+
   /** Delivers the events queued so far, now. */
   _drain() {
     const batch = this._native.drain()
@@ -443,7 +453,8 @@ class MCPManager {
   _startFace(name, tag) {
     const handle = this._native.client(name, tag)
     if (!handle) return
-    const config = /** @type {MCPServerConfig} */ (this._configs.get(name))
+    // The face's requests take their default deadline from this config (the root resolves it).
+    const config = this._connectConfig(/** @type {MCPServerConfig} */ (this._configs.get(name)))
     // `any`: the fourth parameter (the manager's handle) and the internals used here are not public.
     const Client = /** @type {any} */ (MCPClient)
     const client = new Client(name, config, this._clientOptions, handle)

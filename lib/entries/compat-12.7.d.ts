@@ -9,7 +9,6 @@ export {
   callMCP,
   parseSSE,
   createTransport,
-  connectToServer,
   listTools,
   callTool,
   disconnectServer,
@@ -38,6 +37,7 @@ export {
   MCPOAuthFlow,
 } from '../../index'
 export { MCPManager, createMCPManager } from './compat-12.7/manager'
+export { connectToServer } from './compat-12.7/client'
 export {
   discoverAndLoadMCPTools,
   type MCPToolsLoadOptions,

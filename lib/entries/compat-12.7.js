@@ -6,6 +6,7 @@ const root = require('../../index.js')
 const manager = require('../manager.js')
 const loader = require('../loader.js')
 const toolBridge = require('../tool-bridge.js')
+const client = require('../client.js')
 
 exports.StdioTransport = root.StdioTransport
 exports.createStdioTransport = root.createStdioTransport
@@ -14,7 +15,7 @@ exports.createHttpTransport = root.createHttpTransport
 exports.callMCP = root.callMCP
 exports.parseSSE = root.parseSSE
 exports.createTransport = root.createTransport
-exports.connectToServer = root.connectToServer
+exports.connectToServer = client.connectToServer
 exports.listTools = root.listTools
 exports.callTool = root.callTool
 exports.disconnectServer = root.disconnectServer
