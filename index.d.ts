@@ -836,6 +836,28 @@ export declare class MCPManager<TTool = Tool> {
   waitForStartup(timeoutMs: number): Promise<MCPStartupStatus>
   waitForPendingConnections(): Promise<void>
   reconnectServer(name: string, options?: { manual?: boolean; authChallenge?: MCPAuthChallenge }): Promise<MCPServerConnection | null>
+  /** Every server's notifications, after the manager's own handling; buffered (100) until the first listener. */
+  addNotificationListener(listener: (serverName: string, method: string, params: unknown) => void): () => void
+  addCatalogChangeListener(listener: (event: { serverName: string; kind: 'resources' | 'prompts' }) => void): () => void
+  setOnResourcesChanged(handler: (serverName: string, uri: string) => void): void
+  setOnPromptsChanged(handler: (serverName: string) => void): void
+  /** Subscribes to (or unsubscribes from) every connected server's resources. */
+  setNotificationsEnabled(enabled: boolean): void
+  getNotificationState(): { enabled: boolean; subscriptions: Map<string, ReadonlySet<string>> }
+  refreshServerResources(name: string): Promise<void>
+  ensureServerResources(name: string): Promise<void>
+  refreshServerPrompts(name: string): Promise<void>
+  getServerResources(name: string): { resources: MCPResource[]; templates: MCPResourceTemplate[] } | undefined
+  readServerResource(name: string, uri: string, options?: MCPRequestOptions): Promise<MCPResourceReadResult | undefined>
+  getServerPrompts(name: string): MCPPrompt[] | undefined
+  executePrompt(
+    name: string,
+    promptName: string,
+    args?: Record<string, string>,
+    options?: MCPRequestOptions,
+  ): Promise<MCPGetPromptResult | undefined>
+  /** Each connected server's instructions, unless its config says `instructions: false`. */
+  getServerInstructions(): Map<string, string>
   prepareConfig(config: MCPServerConfig): Promise<MCPServerConfig>
   getConnectedServers(): string[]
   getAllServerNames(): string[]

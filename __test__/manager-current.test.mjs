@@ -246,6 +246,82 @@ describe('handshake, deadline and roots (18.3.4)', () => {
   })
 })
 
+describe('resources, prompts, instructions, notifications (18.3.4)', () => {
+  it('catalogs load after the tools; getters, reads, prompts and instructions (instructions: false honoured)', async () => {
+    const m = manage(ROOT, null)
+    const catalog = []
+    m.addCatalogChangeListener((e) => catalog.push(e))
+    const promptsChanged = []
+    m.setOnPromptsChanged((n) => promptsChanged.push(n))
+    await m.connectServers(
+      { k: fixture(['--instructions=use me']), q: fixture(['--instructions=hidden'], { instructions: false }) },
+      {},
+      undefined,
+      0,
+    )
+    await waitFor(() => catalog.filter((e) => e.serverName === 'k').length === 2)
+    expect(catalog.filter((e) => e.serverName === 'k')).toEqual([
+      { serverName: 'k', kind: 'resources' },
+      { serverName: 'k', kind: 'prompts' },
+    ])
+    expect(m.getServerResources('k')).toEqual({ resources: [{ uri: 'fixture://a', name: 'a', mimeType: 'text/plain' }], templates: [] })
+    expect(m.getServerPrompts('k').map((p) => p.name)).toEqual(['greet'])
+    expect((await m.readServerResource('k', 'fixture://a')).contents[0].text).toBe('content of fixture://a')
+    expect((await m.executePrompt('k', 'greet', { who: 'Ada' })).messages[0].content.text).toBe('Hello Ada from greet')
+    expect(await m.readServerResource('nope', 'x')).toBeUndefined()
+    expect(m.getServerResources('nope')).toBeUndefined()
+    expect(m.getServerInstructions()).toEqual(new Map([['k', 'use me']]))
+    expect(promptsChanged).toContain('k')
+    await m.ensureServerResources('k')
+  })
+
+  it('notifications come after the manager refreshed the catalog; they wait (100 at most) for the first listener', async () => {
+    const m = manage(ROOT, null)
+    const catalog = []
+    m.addCatalogChangeListener((e) => catalog.push(e))
+    await m.connectServers({ k: fixture() }, {}, undefined, 0)
+    await waitFor(() => catalog.length === 2)
+    const t = m.getConnection('k').transport
+    await t.request('emit', { method: 'notifications/prompts/list_changed' })
+    await waitFor(() => catalog.length === 3)
+    await t.request('emit', { method: 'custom/thing', params: { a: 1 } })
+    const got = []
+    const stop = m.addNotificationListener((server, method, params) => got.push([server, method, params]))
+    await waitFor(() => got.length === 2)
+    expect(got).toEqual([
+      ['k', 'notifications/prompts/list_changed', undefined],
+      ['k', 'custom/thing', { a: 1 }],
+    ])
+    stop()
+    for (let i = 0; i < 105; i++) await t.request('emit', { method: 'n', params: { i } })
+    const late = []
+    m.addNotificationListener((_s, _m, p) => late.push(p.i))
+    expect(late).toHaveLength(100)
+    expect(late[0]).toBe(5)
+  })
+
+  it('subscriptions follow setNotificationsEnabled; resources/updated reaches the handler only for subscribed URIs', async () => {
+    const m = manage(ROOT, null)
+    const catalog = []
+    m.addCatalogChangeListener((e) => catalog.push(e))
+    const updated = []
+    m.setOnResourcesChanged((server, uri) => updated.push([server, uri]))
+    await m.connectServers({ s: fixture(['--subscribe']) }, {}, undefined, 0)
+    await waitFor(() => catalog.length === 2)
+    m.setNotificationsEnabled(true)
+    await waitFor(() => m.getNotificationState().subscriptions.get('s')?.size === 1)
+    expect(m.getNotificationState().enabled).toBe(true)
+    const t = m.getConnection('s').transport
+    await t.request('emit', { method: 'notifications/resources/updated', params: { uri: 'fixture://zzz' } })
+    await t.request('emit', { method: 'notifications/resources/updated', params: { uri: 'fixture://a' } })
+    await waitFor(() => updated.length === 1)
+    expect(updated).toEqual([['s', 'fixture://a']])
+    m.setNotificationsEnabled(false)
+    expect(m.getNotificationState().subscriptions.size).toBe(0)
+    await waitFor(async () => (await t.request('requests')).requests.some((r) => r.method === 'resources/unsubscribe'))
+  })
+})
+
 describe('the surface', () => {
   it("the constructor takes the agent's positional arguments, or today's options object", async () => {
     const seen = []

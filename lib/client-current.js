@@ -206,7 +206,7 @@ async function eachUri(method, connection, uris, options) {
 /**
  * @param {MCPServerConnection} connection
  * @param {string[]} uris
- * @param {MCPRequestOptions} [options]
+ * @param {MCPRequestOptions & { logger?: { warn?(message: string, details?: unknown): void } }} [options]
  */
 function subscribeToResources(connection, uris, options) {
   return eachUri('resources/subscribe', connection, uris, options)
@@ -215,7 +215,7 @@ function subscribeToResources(connection, uris, options) {
 /**
  * @param {MCPServerConnection} connection
  * @param {string[]} uris
- * @param {MCPRequestOptions} [options]
+ * @param {MCPRequestOptions & { logger?: { warn?(message: string, details?: unknown): void } }} [options]
  */
 function unsubscribeFromResources(connection, uris, options) {
   return eachUri('resources/unsubscribe', connection, uris, options)

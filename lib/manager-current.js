@@ -10,7 +10,11 @@ const base = require('./manager.js')
 const toolBridge = require('./tool-bridge-current.js')
 const nodePath = require('node:path')
 const nodeUrl = require('node:url')
-const { MCP_PROTOCOL_VERSION, withDeadline } = require('./client-current.js')
+const client = require('./client-current.js')
+const { MCP_PROTOCOL_VERSION, withDeadline } = client
+
+/** Notifications kept for the first notification listener, at most (the oldest dropped). */
+const NOTIFICATION_BUFFER_CAP = 100
 const { safeString } = require('./core.js')
 const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
 
@@ -152,6 +156,327 @@ class MCPManager extends base.MCPManager {
     this._authHandler = undefined
     /** @type {MCPCurrentDiscoverOptions | undefined} */
     this._discoverOptions = undefined
+    /** @type {Set<(serverName: string, method: string, params: unknown) => void>} */
+    this._notificationListeners = new Set()
+    /** @type {Array<{ server: string, method: string, params: unknown }>} */
+    this._pendingNotifications = []
+    /** @type {Set<(event: { serverName: string, kind: 'resources' | 'prompts' }) => void>} */
+    this._catalogListeners = new Set()
+    /** @type {((serverName: string, uri: string) => void) | undefined} */
+    this._onResourcesChanged = undefined
+    /** @type {((serverName: string) => void) | undefined} */
+    this._onPromptsChanged = undefined
+    this._notificationsEnabled = false
+    this._notificationsEpoch = 0
+    /** @type {Map<string, Set<string>>} */
+    this._subscribed = new Map()
+    /** @type {Map<string, { connection: MCPServerConnection, promise: Promise<void> }>} */
+    this._resourceRefresh = new Map()
+    /** @type {Map<string, MCPServerConnection>} the connection each server's catalogs were loaded for */
+    this._catalogsOf = new Map()
+  }
+
+  // --- notifications, resources, prompts, instructions (18.3.4 manager.ts) -----------------------
+
+  /**
+   * Listens to every server's notifications, after the manager's own handling (a list change
+   * is refreshed first). Notifications that came before any listener are kept (at most 100, the
+   * oldest dropped) and given to the first one. A listener that throws breaks no other.
+   * @param {(serverName: string, method: string, params: unknown) => void} listener
+   * @returns {() => void} removes it
+   */
+  addNotificationListener(listener) {
+    const first = this._notificationListeners.size === 0
+    this._notificationListeners.add(listener)
+    if (first && this._pendingNotifications.length > 0) {
+      for (const n of this._pendingNotifications.splice(0)) this._tell(listener, n.server, n.method, n.params)
+    }
+    return () => {
+      this._notificationListeners.delete(listener)
+    }
+  }
+
+  /**
+   * @param {(serverName: string, method: string, params: unknown) => void} listener
+   * @param {string} server
+   * @param {string} method
+   * @param {unknown} params
+   */
+  _tell(listener, server, method, params) {
+    try {
+      listener(server, method, params)
+    } catch (err) {
+      this._logger.debug('MCP notification listener threw', { path: `mcp:${server}`, method, error: messageOf(err) })
+    }
+  }
+
+  /**
+   * Listens to catalog refreshes (`{serverName, kind: 'resources' | 'prompts'}`).
+   * @param {(event: { serverName: string, kind: 'resources' | 'prompts' }) => void} listener
+   * @returns {() => void} removes it
+   */
+  addCatalogChangeListener(listener) {
+    this._catalogListeners.add(listener)
+    return () => {
+      this._catalogListeners.delete(listener)
+    }
+  }
+
+  /** @param {{ serverName: string, kind: 'resources' | 'prompts' }} event */
+  _catalogChanged(event) {
+    for (const listener of this._catalogListeners) {
+      try {
+        listener(event)
+      } catch (err) {
+        this._logger.debug('MCP catalog change listener threw', { error: messageOf(err) })
+      }
+    }
+  }
+
+  /** @param {(serverName: string, uri: string) => void} handler a subscribed resource changed */
+  setOnResourcesChanged(handler) {
+    this._onResourcesChanged = handler
+  }
+
+  /** @param {(serverName: string) => void} handler told at once for servers that have prompts */
+  setOnPromptsChanged(handler) {
+    this._onPromptsChanged = handler
+    for (const [name, connection] of this._connections) {
+      if (connection.prompts?.length) this._guard(() => handler(name))
+    }
+  }
+
+  /**
+   * Subscribes to (or unsubscribes from) every connected server's resources; a subscription that
+   * settles after the setting changed again is rolled back.
+   * @param {boolean} enabled
+   */
+  setNotificationsEnabled(enabled) {
+    const was = this._notificationsEnabled
+    this._notificationsEnabled = enabled
+    if (enabled === was) return
+    this._notificationsEpoch += 1
+    const epoch = this._notificationsEpoch
+    if (enabled) {
+      for (const [name, connection] of this._connections) {
+        if (connection.capabilities?.resources?.subscribe && connection.resources) {
+          this._subscribe(
+            name,
+            connection,
+            connection.resources.map((r) => r.uri),
+            epoch,
+          )
+        }
+      }
+      return
+    }
+    for (const [name, connection] of this._connections) {
+      const uris = this._subscribed.get(name)
+      if (uris && uris.size > 0) {
+        client
+          .unsubscribeFromResources(connection, [...uris])
+          .catch((err) => this._logger.debug('Failed to unsubscribe MCP resources', { path: `mcp:${name}`, error: messageOf(err) }))
+      }
+    }
+    this._subscribed.clear()
+  }
+
+  /**
+   * @param {string} name
+   * @param {MCPServerConnection} connection
+   * @param {string[]} uris
+   * @param {number} epoch
+   */
+  _subscribe(name, connection, uris, epoch) {
+    client
+      .subscribeToResources(connection, uris, { logger: this._logger })
+      .then(() => {
+        const action = resolveSubscriptionPostAction(this._notificationsEnabled, this._notificationsEpoch, epoch)
+        if (action === 'rollback') {
+          client.unsubscribeFromResources(connection, uris).catch(() => {})
+          return
+        }
+        if (action === 'apply') this._subscribed.set(name, new Set(uris))
+      })
+      .catch((err) => this._logger.debug('Failed to subscribe to MCP resources', { path: `mcp:${name}`, error: messageOf(err) }))
+  }
+
+  /** Whether notifications are on, and each server's subscribed URIs. */
+  getNotificationState() {
+    return { enabled: this._notificationsEnabled, subscriptions: /** @type {Map<string, ReadonlySet<string>>} */ (this._subscribed) }
+  }
+
+  /**
+   * Lists server `name`'s resources and templates again (a template failure keeps the
+   * resources), re-subscribes when notifications are on, then tells the catalog listeners.
+   * Concurrent calls for the same connection share one refresh.
+   * @param {string} name
+   * @returns {Promise<void>}
+   */
+  refreshServerResources(name) {
+    const connection = this._connections.get(name)
+    if (!connection || !client.serverSupportsResources(connection.capabilities)) return Promise.resolve()
+    const running = this._resourceRefresh.get(name)
+    if (running && running.connection === connection) return running.promise
+    const c = /** @type {any} */ (connection)
+    const work = async () => {
+      c.resources = undefined
+      c.resourceTemplates = undefined
+      const [resources, templates] = await Promise.allSettled([client.listResources(connection), client.listResourceTemplates(connection)])
+      if (templates.status === 'rejected') {
+        this._logger.debug('Failed to list MCP resource templates', { path: `mcp:${name}`, error: messageOf(templates.reason) })
+      }
+      if (resources.status === 'rejected') throw resources.reason
+      if (!this._notificationsEnabled || !connection.capabilities?.resources?.subscribe) return
+      const fresh = new Set(resources.value.map((r) => r.uri))
+      const old = this._subscribed.get(name)
+      const gone = old ? [...old].filter((u) => !fresh.has(u)) : []
+      if (gone.length > 0) await client.unsubscribeFromResources(connection, gone).catch(() => {})
+      const epoch = this._notificationsEpoch
+      await client.subscribeToResources(connection, [...fresh], { logger: this._logger })
+      const action = resolveSubscriptionPostAction(this._notificationsEnabled, this._notificationsEpoch, epoch)
+      if (action === 'rollback') await client.unsubscribeFromResources(connection, [...fresh]).catch(() => {})
+      else if (action === 'apply') this._subscribed.set(name, fresh)
+    }
+    const promise = work()
+      .then(() => this._catalogChanged({ serverName: name, kind: 'resources' }))
+      .finally(() => {
+        if (this._resourceRefresh.get(name)?.promise === promise) this._resourceRefresh.delete(name)
+      })
+    this._resourceRefresh.set(name, { connection, promise })
+    return promise
+  }
+
+  /**
+   * Waits until a connected server's resource catalog is loaded.
+   * @param {string} name
+   */
+  async ensureServerResources(name) {
+    const connection = this._connections.get(name)
+    if (!connection || !client.serverSupportsResources(connection.capabilities)) return
+    if (connection.resources !== undefined && connection.resourceTemplates !== undefined) return
+    await this.refreshServerResources(name)
+  }
+
+  /**
+   * Lists server `name`'s prompts again, then tells `setOnPromptsChanged`'s handler and the
+   * catalog listeners.
+   * @param {string} name
+   */
+  async refreshServerPrompts(name) {
+    const connection = this._connections.get(name)
+    if (!connection || !client.serverSupportsPrompts(connection.capabilities)) return
+    connection.prompts = undefined
+    await client.listPrompts(connection)
+    const handler = this._onPromptsChanged
+    if (handler) this._guard(() => handler(name))
+    this._catalogChanged({ serverName: name, kind: 'prompts' })
+  }
+
+  /**
+   * @param {string} name
+   * @returns {{ resources: import('../index.js').MCPResource[], templates: import('../index.js').MCPResourceTemplate[] } | undefined}
+   */
+  getServerResources(name) {
+    const connection = this._connections.get(name)
+    if (!connection) return undefined
+    return { resources: connection.resources ?? [], templates: connection.resourceTemplates ?? [] }
+  }
+
+  /**
+   * @param {string} name
+   * @param {string} uri
+   * @param {import('../index.js').MCPRequestOptions} [options]
+   */
+  async readServerResource(name, uri, options) {
+    const connection = this._connections.get(name)
+    if (!connection) return undefined
+    return client.readResource(connection, uri, options)
+  }
+
+  /** @param {string} name */
+  getServerPrompts(name) {
+    const connection = this._connections.get(name)
+    if (!connection) return undefined
+    return connection.prompts ?? []
+  }
+
+  /**
+   * @param {string} name
+   * @param {string} promptName
+   * @param {Record<string, string>} [args]
+   * @param {import('../index.js').MCPRequestOptions} [options]
+   */
+  async executePrompt(name, promptName, args, options) {
+    const connection = this._connections.get(name)
+    if (!connection) return undefined
+    return client.getPrompt(connection, promptName, args, options)
+  }
+
+  /**
+   * Each connected server's instructions, unless its config says `instructions: false`.
+   * @returns {Map<string, string>}
+   */
+  getServerInstructions() {
+    /** @type {Map<string, string>} */
+    const out = new Map()
+    for (const [name, connection] of this._connections) {
+      const config = /** @type {any} */ (connection.config)
+      if (config?.instructions !== false && connection.instructions) out.set(name, connection.instructions)
+    }
+    return out
+  }
+
+  /**
+   * A server's notification: the manager's handling first (a list change refreshes that
+   * catalog, and is awaited), then the listeners — or the buffer when there are none.
+   * @param {string} name
+   * @param {string} method
+   * @param {unknown} params
+   */
+  async _serverNotification(name, method, params) {
+    const known = this._connections.has(name)
+    /** @type {Promise<void> | undefined} */
+    let refresh
+    const quietly = (/** @type {Promise<void>} */ p, /** @type {string} */ kind) =>
+      p.catch((err) => this._logger.debug('Failed MCP notification refresh', { path: `mcp:${name}`, kind, error: messageOf(err) }))
+    if (method === 'notifications/tools/list_changed' && known) refresh = quietly(this.refreshServerTools(name), 'tools')
+    else if (method === 'notifications/resources/list_changed' && known) refresh = quietly(this.refreshServerResources(name), 'resources')
+    else if (method === 'notifications/prompts/list_changed' && known) refresh = quietly(this.refreshServerPrompts(name), 'prompts')
+    else if (method === 'notifications/resources/updated') {
+      const uri =
+        params && typeof params === 'object' && typeof (/** @type {any} */ (params).uri) === 'string'
+          ? /** @type {any} */ (params).uri
+          : undefined
+      const handler = this._onResourcesChanged
+      if (uri && handler && this._subscribed.get(name)?.has(uri)) this._guard(() => handler(name, uri))
+    }
+    if (refresh) await refresh
+    if (this._notificationListeners.size === 0) {
+      this._pendingNotifications.push({ server: name, method, params })
+      if (this._pendingNotifications.length > NOTIFICATION_BUFFER_CAP) this._pendingNotifications.shift()
+      return
+    }
+    for (const listener of this._notificationListeners) this._tell(listener, name, method, params)
+  }
+
+  /**
+   * Resources and prompts of a server that came up (best effort).
+   * @param {string} name
+   */
+  async _loadCatalogs(name) {
+    const connection = this._connections.get(name)
+    if (!connection) return
+    if (client.serverSupportsResources(connection.capabilities)) {
+      await this.refreshServerResources(name).catch((err) =>
+        this._logger.debug('Failed to load MCP resources', { path: `mcp:${name}`, error: messageOf(err) }),
+      )
+    }
+    if (client.serverSupportsPrompts(connection.capabilities)) {
+      await this.refreshServerPrompts(name).catch((err) =>
+        this._logger.debug('Failed to load MCP prompts', { path: `mcp:${name}`, error: messageOf(err) }),
+      )
+    }
   }
 
   /**
@@ -289,7 +614,19 @@ class MCPManager extends base.MCPManager {
    */
   async _host(kind, payload) {
     const out = await super._host(kind, payload)
-    if (kind === 'tools') await this._toolsChanged()
+    if (kind === 'tools') {
+      const name = payload.name
+      const connection = this._connections.get(name)
+      const face = this._faces.get(/** @type {number} */ (this._tags.get(name)))
+      // A (re)connected server: its instructions, its catalogs loaded again (in the background).
+      if (connection && face && connection !== this._catalogsOf.get(name)) {
+        this._catalogsOf.set(name, connection)
+        const instructions = face.instructions
+        if (instructions !== undefined) connection.instructions = instructions
+        void this._loadCatalogs(name)
+      }
+      await this._toolsChanged()
+    }
     return out
   }
 
@@ -333,9 +670,16 @@ class MCPManager extends base.MCPManager {
    */
   _startFace(name, tag) {
     super._startFace(name, tag)
-    const client = this._faces.get(tag)
-    if (client && !this._onRequest) {
-      client.onRequest = async (/** @type {string} */ method) => {
+    const face = this._faces.get(tag)
+    if (face) {
+      // The manager's handling of the server's notifications, then the [beyond] option's.
+      face.onNotification = (/** @type {string} */ method, /** @type {unknown} */ params) => {
+        void this._serverNotification(name, method, params)
+        if (typeof this.onNotification === 'function') this._guard(() => this.onNotification?.(name, method, params))
+      }
+    }
+    if (face && !this._onRequest) {
+      face.onRequest = async (/** @type {string} */ method) => {
         if (method === 'ping') return {}
         if (method === 'roots/list') return { roots: [{ uri: nodeUrl.pathToFileURL(this.cwd).href, name: nodePath.basename(this.cwd) }] }
         throw Object.assign(new Error(`Unsupported server request: ${method}`), { code: -32601 })
@@ -413,6 +757,23 @@ class MCPManager extends base.MCPManager {
   async disconnectAll() {
     await super.disconnectAll()
     this._calls.clear()
+    this._subscribed.clear()
+    this._resourceRefresh.clear()
+    this._catalogsOf.clear()
+  }
+
+  /** @param {string} name */
+  async disconnectServer(name) {
+    const connection = this._connections.get(name)
+    const uris = this._subscribed.get(name)
+    if (connection && uris && uris.size > 0) client.unsubscribeFromResources(connection, [...uris]).catch(() => {})
+    this._subscribed.delete(name)
+    this._resourceRefresh.delete(name)
+    this._catalogsOf.delete(name)
+    const hadPrompts = Boolean(connection?.prompts?.length)
+    await super.disconnectServer(name)
+    const handler = this._onPromptsChanged
+    if (hadPrompts && handler) this._guard(() => handler(name))
   }
 }
 

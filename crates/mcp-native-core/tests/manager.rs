@@ -838,7 +838,8 @@ async fn a_reconnect_that_gives_up_removes_the_server() {
     let mark = host.mark();
     let t0 = Instant::now();
     k.conn(0).die();
-    host.until_call(Removed("k".into())).await;
+    // `Removed` comes first, then the status: wait for the last of them.
+    host.until_status("k", ServerStatus::Disconnected).await;
     // Attempts at 100, 100 + 200, 300 + 400.
     assert_eq!(t0.elapsed(), ms(700));
     assert_eq!(
@@ -904,7 +905,9 @@ async fn a_crashed_fixture_comes_back_with_reconnect_and_is_removed_without() {
     within(m.connect_servers(vec![entry("k", fixture(&[&mk]))])).await;
     let client = m.client("k").unwrap();
     let _ = within(client.request::<Value>("crash", &json!({ "code": 1 }))).await;
-    host.until_call(Removed("k".into())).await;
+    // `Removed` comes first, then the status: wait for the last of them.
+    host.until_status("k", ServerStatus::Disconnected).await;
+    assert!(host.calls().contains(&Removed("k".into())));
     assert_eq!(
         host.statuses("k"),
         [

@@ -277,6 +277,16 @@ impl Host {
         self.until(|calls| calls.contains(&call)).await;
     }
 
+    /// Waits (bounded) until `server` was reported `status` (whatever the error).
+    async fn until_status(&self, server: &str, status: ServerStatus) {
+        self.until(|calls| {
+            calls
+                .iter()
+                .any(|c| matches!(c, Status(s, st, _) if s == server && *st == status))
+        })
+        .await;
+    }
+
     /// The 18.3.4 connection events so far.
     fn events(&self) -> Vec<ConnectionEvent> {
         self.event_calls().into_iter().map(|(e, _)| e).collect()
