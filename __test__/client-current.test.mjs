@@ -22,7 +22,7 @@ import {
   unsubscribeFromResources,
 } from 'mcp-native/client'
 import { connectToServer as connect127 } from 'mcp-native/compat-12.7/client'
-import { NODE, fixture, mcpPackage, settle, waitFor } from './helpers.mjs'
+import { NODE, fixture, marker, mcpPackage, processesWith, settle, waitFor } from './helpers.mjs'
 
 const open = []
 afterEach(async () => {
@@ -69,6 +69,15 @@ describe('connectToServer (18.3.4)', () => {
     } finally {
       if (saved === undefined) delete process.env.OMP_MCP_TIMEOUT_MS
       else process.env.OMP_MCP_TIMEOUT_MS = saved
+    }
+  })
+
+  it('15.8.1: an EPIPE between initialize and notifications/initialized fails the connect, and leaves no process (both profiles)', async () => {
+    for (const connectWith of [connectToServer, connect127]) {
+      const m = marker()
+      const { error } = await settle(connectWith('p', fixture(['--init-closes-stdin', m], { timeout: 5000, killGraceMs: 200 })))
+      expect(error?.message).toBe('write EPIPE')
+      expect(processesWith(m)).toEqual([])
     }
   })
 

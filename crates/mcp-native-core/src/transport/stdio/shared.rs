@@ -150,6 +150,16 @@ impl Shared {
     pub(super) fn send(&self, id: Option<u64>, frame: Vec<u8>) -> Result<(), Error> {
         Writer::admits(self.backlog.load(Ordering::Acquire), frame.len())?;
         self.write_with(|w| w.send(id, frame));
+        // Stdin broke (now, or before): the frame cannot reach the server, and its sender hears
+        // so (the agent's 15.8.1: an EPIPE between `initialize` and `notifications/initialized`
+        // fails the connect, instead of a connection that is already dead).
+        if self.broken.load(Ordering::Acquire) {
+            let out = self.out();
+            return Err(Error::Io(match &out.broken {
+                Some(e) => format!("write {}", crate::error::errno_name(e)),
+                None => "write failed".into(),
+            }));
+        }
         Ok(())
     }
 
