@@ -189,6 +189,15 @@ function configJson(config) {
 }
 
 /**
+ * An error's message, or any other thrown value as text (never throws).
+ * @param {unknown} err
+ * @returns {string}
+ */
+function messageOf(err) {
+  return err instanceof Error ? err.message : safeString(err)
+}
+
+/**
  * `String(value)` that never throws (a null-prototype object has no `toString`).
  * @param {unknown} value
  * @returns {string}
@@ -1275,6 +1284,7 @@ exports.invalidConfig = invalidConfig
 exports.toError = toError
 exports.swallow = swallow
 exports.safeString = safeString
+exports.messageOf = messageOf
 exports.nativeConfig = nativeConfig
 exports.installExitHook = installExitHook
 exports.attachReader = attachReader

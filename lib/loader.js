@@ -3,7 +3,7 @@
 // profiles (SPEC 11.3): the root's runs the manager as the agent ships it today (manager-current.js;
 // `onStatus`, `startupTimeoutMs`), `mcp-native/compat-12.7/loader`'s the 12.7 one (`onConnecting`).
 
-const { safeString } = require('./core.js')
+const { messageOf } = require('./core.js')
 
 /** @typedef {import('../index.js').Tool} Tool */
 /** @typedef {import('./entries/loader.js').AgentStorage} AgentStorage */
@@ -15,11 +15,6 @@ const { safeString } = require('./core.js')
  * @template [TTool=Tool]
  * @typedef {import('./entries/loader.js').MCPToolsLoadResult<TTool>} MCPToolsLoadResult
  */
-
-/** @param {unknown} err */
-function messageOf(err) {
-  return err instanceof Error ? err.message : safeString(err)
-}
 
 /**
  * The tool cache the loader uses: none for `null`, the package's own SQLite store for

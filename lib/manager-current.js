@@ -15,7 +15,7 @@ const { MCP_PROTOCOL_VERSION, withDeadline } = client
 
 /** Notifications kept for the first notification listener, at most (the oldest dropped). */
 const NOTIFICATION_BUFFER_CAP = 100
-const { safeString } = require('./core.js')
+const { messageOf } = require('./core.js')
 const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
@@ -41,14 +41,6 @@ const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
 
 /** The agent's `DEFAULT_RECONNECT_POLICY`. */
 const DEFAULT_RECONNECT_POLICY = Object.freeze({ ladderMs: Object.freeze([500, 1000, 2000, 4000]), retryBaseMs: 15000, retryMaxMs: 300000 })
-
-/**
- * @param {unknown} err
- * @returns {string}
- */
-function messageOf(err) {
-  return err instanceof Error ? err.message : safeString(err)
-}
 
 /**
  * The agent's tool order (`sortMCPToolsByName`): by name, in place; stable across reconnects.

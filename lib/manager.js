@@ -11,7 +11,7 @@ const { agentDir } = require('./agent-dir.js')
 const { loadAllMCPConfigs } = require('./config.js')
 const { MCPClient, DEFAULT_CAPABILITIES } = require('./client.js')
 const toolBridge = require('./tool-bridge.js')
-const { makeError, nativeConfig, readBatch, safeString, swallow } = require('./core.js')
+const { makeError, messageOf, nativeConfig, readBatch, swallow } = require('./core.js')
 
 // The kinds of the events from Rust (src/sink.rs `EventKind`).
 const K = native.EventKind
@@ -79,14 +79,6 @@ function safeLogger(logger) {
       }
     }
   return { error: call('error'), warn: call('warn'), debug: call('debug') }
-}
-
-/**
- * @param {unknown} err
- * @returns {string}
- */
-function messageOf(err) {
-  return err instanceof Error ? err.message : safeString(err)
 }
 
 /**

@@ -11,7 +11,7 @@
 const native = require('../native/index.js')
 const { callTool } = require('./client.js')
 const { MCPTransportError, formatMCPToolFailure } = require('./errors.js')
-const { ToolAbortError, abortError, hidden, parametersOf, raceAbort } = require('./tool-support.js')
+const { ToolAbortError, abortError, callOptions, hidden, parametersOf, raceAbort } = require('./tool-support.js')
 
 /** @typedef {import('./entries/tool-bridge.js').MCPReconnect} MCPReconnect */
 /** @typedef {import('./entries/tool-bridge.js').MCPToolDetails} MCPToolDetails */
@@ -395,17 +395,8 @@ class MCPToolBase {
   _call(connection, args, onUpdate, signal) {
     const timeout =
       typeof connection.config?.timeout === 'number' && connection.config.timeout > 0 ? connection.config.timeout : DEFAULT_TIMEOUT
-    /** @type {Record<string, unknown>} */
-    const options = { signal, resetTimeoutOnProgress: true, maxTotalTimeout: 10 * timeout }
-    if (typeof onUpdate === 'function') {
-      options.onProgress = (/** @type {{ progress: number, total?: number, message?: string }} */ p) => {
-        const text = p.message || (p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress))
-        onUpdate({
-          content: [{ type: 'text', text }],
-          details: { serverName: this.mcpServerName, mcpToolName: this.mcpToolName, isError: undefined },
-        })
-      }
-    }
+    const details = () => ({ serverName: this.mcpServerName, mcpToolName: this.mcpToolName, isError: undefined })
+    const options = callOptions(timeout, signal, onUpdate, details)
     return callTool(connection, this.mcpToolName, /** @type {any} */ (args), options)
   }
 

@@ -6,7 +6,7 @@
 const native = require('../native/index.js')
 const { callTool } = require('./client.js')
 const { safeString } = require('./core.js')
-const { ToolAbortError, abortError, hidden, parametersOf, raceAbort } = require('./tool-support.js')
+const { ToolAbortError, abortError, callOptions, hidden, parametersOf, raceAbort } = require('./tool-support.js')
 
 /** @typedef {import('./entries/compat-12.7/tool-bridge.js').MCPToolResult} MCPToolResult */
 /** @typedef {import('./entries/compat-12.7/tool-bridge.js').MCPToolDetails} MCPToolDetails */
@@ -121,19 +121,7 @@ class MCPToolBase {
       const connection = await this._connection(signal)
       if (signal?.aborted) throw abortError(signal)
       const timeout = typeof connection.config?.timeout === 'number' ? connection.config.timeout : DEFAULT_TIMEOUT
-      /** @type {Record<string, unknown>} */
-      const options = {
-        signal,
-        // [beyond] SPEC 8.11 long tools: progress keeps a tool alive, up to 10 × its timeout.
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: 10 * timeout,
-      }
-      if (typeof onUpdate === 'function') {
-        options.onProgress = (/** @type {{ progress: number, total?: number, message?: string }} */ p) => {
-          const text = p.message || (p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress))
-          onUpdate({ content: [{ type: 'text', text }], details: this._details(connection, { isError: undefined }) })
-        }
-      }
+      const options = callOptions(timeout, signal, onUpdate, () => this._details(connection, { isError: undefined }))
       const result = /** @type {any} */ (await callTool(connection, this.mcpToolName, /** @type {any} */ (params ?? {}), options))
       const text = resultText(result)
       return {

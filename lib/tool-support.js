@@ -79,4 +79,25 @@ function hidden(target, fields) {
   }
 }
 
-module.exports = { ToolAbortError, abortError, hidden, parametersOf, raceAbort }
+/**
+ * The options of a tool's `tools/call` ([beyond] SPEC 8.11 long tools): progress keeps it alive, up
+ * to 10 × its `timeout`, and reaches `onUpdate` as a text update with `details()`.
+ * @param {number} timeout
+ * @param {AbortSignal | undefined} signal
+ * @param {((update: any) => void) | undefined} onUpdate
+ * @param {() => object} details
+ * @returns {Record<string, unknown>}
+ */
+function callOptions(timeout, signal, onUpdate, details) {
+  /** @type {Record<string, unknown>} */
+  const options = { signal, resetTimeoutOnProgress: true, maxTotalTimeout: 10 * timeout }
+  if (typeof onUpdate === 'function') {
+    options.onProgress = (/** @type {{ progress: number, total?: number, message?: string }} */ p) => {
+      const text = p.message || (p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress))
+      onUpdate({ content: [{ type: 'text', text }], details: details() })
+    }
+  }
+  return options
+}
+
+module.exports = { ToolAbortError, abortError, callOptions, hidden, parametersOf, raceAbort }

@@ -246,7 +246,7 @@ impl NativeManager {
                 let r = match window_ms {
                     None => manager.gate(&started).await,
                     Some(ms) if ms > 0.0 => {
-                        let window = std::time::Duration::from_millis(millis(ms));
+                        let window = duration(ms);
                         manager.gate_within(&started, Some(window)).await
                     }
                     Some(_) => manager.gate_within(&started, None).await,
@@ -289,9 +289,7 @@ impl NativeManager {
     ) -> Result<Object<'env>> {
         guard(env, || {
             let manager = self.manager.clone();
-            let timeout = timeout_ms
-                .filter(|ms| *ms > 0.0)
-                .map(|ms| std::time::Duration::from_millis(millis(ms)));
+            let timeout = timeout_ms.filter(|ms| *ms > 0.0).map(duration);
             promise(env, async move {
                 let s = manager.wait_for_startup(timeout).await;
                 Ok(
@@ -406,6 +404,11 @@ impl NativeManager {
 
 super::errors::guarded_finalize!(NativeManager);
 
+/// Milliseconds from JavaScript as a duration (see [`millis`]).
+fn duration(ms: f64) -> std::time::Duration {
+    std::time::Duration::from_millis(millis(ms))
+}
+
 /// The manager's options from `manager.js`: the client options, and under `manager` the profile
 /// — `{ profile: "current", reconnect: { ladderMs, retryBaseMs, retryMaxMs } | false }` for the
 /// agent as it ships today (SPEC 11), anything else (or nothing) for 12.7's.
@@ -427,14 +430,14 @@ fn manager_options(json: &str, client: mcp_native_core::client::ClientOptions) -
                     schedule.ladder = ladder
                         .iter()
                         .filter_map(Value::as_f64)
-                        .map(|ms| std::time::Duration::from_millis(millis(ms)))
+                        .map(duration)
                         .collect();
                 }
                 if let Some(ms) = p.get("retryBaseMs").and_then(Value::as_f64) {
-                    schedule.retry_base = std::time::Duration::from_millis(millis(ms));
+                    schedule.retry_base = duration(ms);
                 }
                 if let Some(ms) = p.get("retryMaxMs").and_then(Value::as_f64) {
-                    schedule.retry_max = std::time::Duration::from_millis(millis(ms));
+                    schedule.retry_max = duration(ms);
                 }
                 options.reconnect = Some(schedule);
             }
