@@ -102,9 +102,11 @@ for platform in "${platforms[@]}"; do
     need_zig
     arm=target/libnode-arm64
     mkdir -p "$arm"
-    if [ ! -f "$arm/libnode.a" ]; then
+    # napi-build checks that libnode.dll exists before it links `-lnode` (which finds libnode.a).
+    if [ ! -f "$arm/libnode.a" ] || [ ! -f "$arm/libnode.dll" ]; then
       echo 'void mcp_native_no_node_here(void) {}' > "$arm/empty.c"
       (cd "$arm" && "$zigbin/python" -m ziglang cc -target aarch64-windows-gnu -shared -o node.dll empty.c -Wl,--out-implib,libnode.a)
+      cp "$arm/node.dll" "$arm/libnode.dll"
     fi
     printf 'EXPORTS\n    napi_register_module_v1\n' > "$arm/exports.def"
     echo "== $platform: $target ($(/usr/bin/rustc --version), std built from source, zig)" >&2
