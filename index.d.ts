@@ -39,6 +39,9 @@ export interface MCPAuthConfig {
   credentialId?: string
 }
 
+/** How outgoing JSON-RPC request ids are written (18.3.4 `requestIdFormat`). */
+export type MCPRequestIdFormat = 'string' | 'number'
+
 interface MCPServerConfigBase {
   /** Default true. */
   enabled?: boolean
@@ -350,11 +353,31 @@ export declare function createHttpTransport(config: MCPHttpServerConfig | MCPSse
 // ---------------------------------------------------------------------------------------------
 // One-shot HTTP helpers (mcp-native/json-rpc)
 
-/** [beyond] Options of `callMCP`. Without `timeout` there is none, as in the reference. */
+/** [beyond] Options of the 12.7 `callMCP` (mcp-native/compat-12.7/json-rpc); the root's take them too. */
 export interface CallMCPOptions {
   headers?: Record<string, string>
+  /** A deadline in milliseconds (12.7: 60 s by default in every case). */
   timeout?: number
   signal?: AbortSignal
+}
+
+/** A `fetch` as `callMCP` calls it. */
+export type MCPFetchImpl = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+
+/** Options of the root's `callMCP` (18.3.4 `CallMcpOptions`), and this package's `timeout`. */
+export interface CallMcpOptions {
+  /** Without it, the request has a 60 s deadline. */
+  signal?: AbortSignal
+  /** The `fetch` to use; the global one by default. */
+  fetch?: MCPFetchImpl
+  /** Headers over the JSON-RPC defaults. */
+  headers?: Record<string, string>
+  /** The error to throw for a non-2xx answer (its body already read). */
+  onHttpError?: (response: Response, body: string) => Error
+  /** The error to throw for a malformed answer or one to another request. */
+  onParseError?: (error: unknown) => Error
+  /** [beyond] A deadline in milliseconds, with or without `signal`. */
+  timeout?: number
 }
 
 /**
@@ -363,13 +386,26 @@ export interface CallMCPOptions {
  */
 export declare function parseSSE(text: string): unknown
 
-/** POSTs one JSON-RPC request; resolves with the whole envelope (`error` is returned, not thrown). */
+/**
+ * POSTs one JSON-RPC request and resolves with the answer to it, from a JSON or SSE body
+ * (notifications and answers to other ids passed over); a JSON-RPC `error` is returned, not thrown.
+ */
 export declare function callMCP<T = unknown>(
   url: string,
   method: string,
   params?: Record<string, unknown>,
-  options?: CallMCPOptions,
+  options?: CallMcpOptions,
 ): Promise<JsonRpcResponse<T>>
+
+/** The answer to request `expectedId` in an HTTP response (JSON or SSE); malformed messages fail. */
+export declare function readMcpJsonRpcResponse(
+  response: Response,
+  expectedId: string | number,
+  signal?: AbortSignal,
+): Promise<JsonRpcResponse>
+
+/** `url` with credential-like query values (key, token, secret, auth) replaced by `[redacted]`. */
+export declare function redactUrlForLog(url: string): string
 
 // ---------------------------------------------------------------------------------------------
 // Client (mcp-native/client)
@@ -897,3 +933,9 @@ export {
   type MCPToolRenderer,
   type MCPToolOptions,
 } from './lib/entries/tool-bridge'
+
+// ---------------------------------------------------------------------------------------------
+// The agent's objects, injected (mcp-native/configure, SPEC 11.2)
+
+export { configureMCP, configuredHooks } from './lib/entries/configure'
+export type { MCPHooks, MCPHookLogger } from './lib/entries/configure'

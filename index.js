@@ -14,12 +14,15 @@ const loader = require('./lib/loader.js')
 const config = require('./lib/config.js')
 const oauthDiscovery = require('./lib/oauth-discovery.js')
 const oauthFlow = require('./lib/oauth-flow.js')
+const hooks = require('./lib/hooks.js')
 
 exports.StdioTransport = core.StdioTransport
 exports.createStdioTransport = core.createStdioTransport
 exports.HttpTransport = core.HttpTransport
 exports.createHttpTransport = core.createHttpTransport
 exports.callMCP = jsonRpc.callMCP
+exports.readMcpJsonRpcResponse = jsonRpc.readMcpJsonRpcResponse
+exports.redactUrlForLog = jsonRpc.redactUrlForLog
 exports.parseSSE = jsonRpc.parseSSE
 exports.createTransport = client.createTransport
 exports.connectToServer = client.connectToServer
@@ -75,6 +78,8 @@ exports.detectAuthError = oauthDiscovery.detectAuthError
 exports.discoverOAuthEndpoints = oauthDiscovery.discoverOAuthEndpoints
 exports.extractOAuthEndpoints = oauthDiscovery.extractOAuthEndpoints
 exports.MCPOAuthFlow = oauthFlow.MCPOAuthFlow
+exports.configureMCP = hooks.configureMCP
+exports.configuredHooks = hooks.configuredHooks
 
 /**
  * Type check only (no code): this module's exports match the declarations users see (index.d.ts).

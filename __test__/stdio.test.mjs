@@ -58,6 +58,7 @@ describe('exports', () => {
       typesIsEmpty: true,
       esmMissing: {},
       differsFromRoot: [
+        'callMCP',
         'connectToServer',
         'MCPManager',
         'createMCPManager',

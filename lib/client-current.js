@@ -7,6 +7,7 @@
 // the connection as the agent reads them. Everything else is the 12.7 function API's (client.js),
 // which mcp-native/compat-12.7/client keeps whole.
 
+const { hookLogger, projectDir } = require('./hooks.js')
 const path = require('node:path')
 const url = require('node:url')
 const base = require('./client.js')
@@ -61,14 +62,6 @@ class MCPConnectionTimeoutError extends Error {
 function withDeadline(config) {
   const ms = resolveMCPTimeoutMs(config?.timeout)
   return { ...config, timeout: ms > 0 ? ms : NO_DEADLINE }
-}
-
-/**
- * The project directory `roots/list` names: `process.cwd()` (the agent injects its own).
- * @returns {string}
- */
-function projectDir() {
-  return process.cwd()
 }
 
 /**
@@ -188,7 +181,7 @@ function readResource(connection, uri, options) {
  */
 async function eachUri(method, connection, uris, options) {
   if (!Array.isArray(uris) || uris.length === 0 || !connection.capabilities?.resources?.subscribe) return
-  const { logger, ...request } = options ?? {}
+  const { logger = hookLogger(), ...request } = options ?? {}
   const results = await Promise.allSettled(uris.map((uri) => base.rpc(connection, method, { uri }, request)))
   for (const r of results) {
     if (r.status === 'rejected') {

@@ -3,6 +3,7 @@
 // here is what only JS can do: promises, AbortSignal, assignable onX properties, the exit hook.
 // Everything else (framing, correlation, deadlines, process lifecycle) is in Rust.
 
+const { hooks, projectDir } = require('./hooks.js')
 const net = require('node:net')
 const { isMainThread } = require('node:worker_threads')
 const native = require('../native/index.js')
@@ -579,7 +580,8 @@ function nativeConfig(config) {
     command: c.command,
     args: c.args,
     env: { ...process.env, ...c.env },
-    cwd: c.cwd,
+    // The agent's project directory when it injected `getProjectDir` (18.3.4), else inherited.
+    cwd: c.cwd ?? (hooks.getProjectDir ? projectDir() : undefined),
     timeout: c.timeout,
     maxMessageBytes: c.maxMessageBytes,
     killGraceMs: c.killGraceMs,

@@ -3,6 +3,8 @@
 // deadline and the startup window, each overridable by an environment variable that the package
 // reads at the root (never in the 12.7 profile).
 
+const { hookLogger } = require('./hooks.js')
+
 const DEFAULT_MCP_TIMEOUT_MS = 30000
 const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 250
 
@@ -14,6 +16,7 @@ const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 250
  * @returns {number | undefined}
  */
 function fromEnv(name, logger) {
+  logger ??= hookLogger()
   const raw = process.env[name]?.trim()
   if (!raw) return undefined
   const value = Number(raw)
@@ -52,4 +55,69 @@ function describeMCPTimeout(timeoutMs) {
   return isMCPTimeoutEnabled(timeoutMs) ? `${timeoutMs}ms` : 'disabled'
 }
 
-module.exports = { resolveMCPTimeoutMs, resolveMCPStartupTimeoutMs, isMCPTimeoutEnabled, describeMCPTimeout }
+/** @type {AbortController | undefined} */
+let neverAbort
+
+/** A signal that never aborts (one for the process), for a request without a deadline. */
+function getNeverAbortSignal() {
+  neverAbort ??= new AbortController()
+  return neverAbort.signal
+}
+
+/**
+ * A deadline of `timeoutMs` (none when it is not positive) over the caller's `signal`, which
+ * remembers which of the two fired first: a caller's abort is never taken for the deadline, nor
+ * a late timer for the caller's abort.
+ * @param {number} timeoutMs
+ * @param {AbortSignal} [signal]
+ * @returns {import('./entries/timeout.js').MCPTimeoutOperation}
+ */
+function createMCPTimeout(timeoutMs, signal) {
+  if (!isMCPTimeoutEnabled(timeoutMs)) {
+    return { signal, clear: () => {}, isTimeoutAbort: () => false, timedOut: () => false }
+  }
+  const controller = new AbortController()
+  let timerFired = false
+  let callerAborted = false
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer
+  const onCallerAbort = () => {
+    callerAborted = true
+    clearTimeout(timer)
+  }
+  if (signal?.aborted) {
+    callerAborted = true
+    controller.abort(signal.reason)
+  } else {
+    // The package's longest timer (a JS timer's limit); a longer deadline waits that long.
+    timer = setTimeout(
+      () => {
+        if (callerAborted) return
+        timerFired = true
+        controller.abort()
+      },
+      Math.min(timeoutMs, 2 ** 31 - 1),
+    )
+    signal?.addEventListener('abort', onCallerAbort, { once: true })
+  }
+  const operation = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal
+  return {
+    signal: operation,
+    clear: () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onCallerAbort)
+    },
+    isTimeoutAbort: (error) =>
+      timerFired && error instanceof Error && (error.name === 'AbortError' || (error.name === 'SyntaxError' && operation.aborted)),
+    timedOut: () => timerFired,
+  }
+}
+
+module.exports = {
+  resolveMCPTimeoutMs,
+  resolveMCPStartupTimeoutMs,
+  isMCPTimeoutEnabled,
+  describeMCPTimeout,
+  getNeverAbortSignal,
+  createMCPTimeout,
+}

@@ -11,7 +11,8 @@
 const native = require('../native/index.js')
 const { callTool } = require('./client.js')
 const { MCPTransportError, formatMCPToolFailure } = require('./errors.js')
-const { ToolAbortError, abortError, callOptions, hidden, parametersOf, raceAbort } = require('./tool-support.js')
+const { ToolAbortError, callOptions, hidden, parametersOf, raceAbort } = require('./tool-support.js')
+const { hooks, hookLogger } = require('./hooks.js')
 
 /** @typedef {import('./entries/tool-bridge.js').MCPReconnect} MCPReconnect */
 /** @typedef {import('./entries/tool-bridge.js').MCPToolDetails} MCPToolDetails */
@@ -149,6 +150,13 @@ function argsObject(value) {
  * @param {any} schema
  */
 function declaresIntent(schema) {
+  if (typeof hooks.schemaDeclaresIntentField === 'function') {
+    try {
+      return Boolean(hooks.schemaDeclaresIntentField(schema))
+    } catch {
+      // a broken hook: the package's own rule
+    }
+  }
   const props = schema && typeof schema === 'object' ? schema.properties : undefined
   return Boolean(props && typeof props === 'object' && Object.hasOwn(props, INTENT_FIELD))
 }
@@ -311,15 +319,113 @@ function authChallenge(result) {
   return wwwAuthenticate.length > 0 ? { wwwAuthenticate } : undefined
 }
 
+/** A new abort error: of the agent's injected `ToolAbortError` class, else the package's. */
+function toolAbort() {
+  const Injected = hooks.ToolAbortError
+  if (typeof Injected === 'function') {
+    try {
+      const error = new Injected()
+      if (error instanceof Error) return error
+    } catch {
+      // a broken class: the package's own
+    }
+  }
+  return new ToolAbortError()
+}
+
+/** @param {unknown} error whether it is an abort error of the class in force */
+function isToolAbort(error) {
+  const Injected = hooks.ToolAbortError
+  return typeof Injected === 'function' ? error instanceof Injected : error instanceof ToolAbortError
+}
+
 /**
- * An abort surfaces as ToolAbortError, whatever carried it.
+ * The abort error of an aborted call: the signal's reason when it is one, else a new one.
+ * @param {AbortSignal} signal
+ */
+function abortError(signal) {
+  return isToolAbort(signal.reason) ? signal.reason : toolAbort()
+}
+
+/**
+ * An abort surfaces as ToolAbortError (the agent's injected class, else the package's), whatever
+ * carried it.
  * @param {unknown} error
  * @param {AbortSignal | undefined} signal
  */
 function rethrowIfAborted(error, signal) {
-  if (error instanceof ToolAbortError) throw error
-  if (error instanceof Error && error.name === 'AbortError') throw new ToolAbortError()
-  if (signal?.aborted) throw new ToolAbortError()
+  if (isToolAbort(error)) throw error
+  if (error instanceof ToolAbortError) throw toolAbort()
+  if (error instanceof Error && error.name === 'AbortError') throw toolAbort()
+  if (signal?.aborted) throw toolAbort()
+}
+
+/**
+ * `parameters`: the agent's injected `normalizeSchemaForMCP` of the input schema, else the
+ * package's rule (SPEC 8.1).
+ * @param {unknown} schema
+ */
+function toolParameters(schema) {
+  if (typeof hooks.normalizeSchemaForMCP === 'function') {
+    try {
+      const out = hooks.normalizeSchemaForMCP(schema)
+      if (out && typeof out === 'object') return out
+    } catch (error) {
+      hookLogger().warn('normalizeSchemaForMCP failed; the schema is used as it is', { error: String(error) })
+    }
+  }
+  return parametersOf(schema)
+}
+
+/**
+ * 18.3.4 `resolveOutboundUrlArgs`: string arguments that are file-backed internal URLs of the
+ * agent (`InternalUrlRouter` and `extractUriScheme` injected) become the paths behind them. Without
+ * the hooks the arguments go as they are.
+ * @param {unknown} value
+ * @param {any} context the tool call's context
+ * @param {WeakSet<object>} [seen]
+ * @returns {Promise<unknown>}
+ */
+async function resolveOutboundUrlArgs(value, context, seen = new WeakSet()) {
+  const Router = hooks.InternalUrlRouter
+  const scheme = hooks.extractUriScheme
+  if (!Router || typeof scheme !== 'function') return value
+  if (typeof value === 'string') {
+    const router = typeof Router.instance === 'function' ? Router.instance() : Router
+    const url = router.normalize(value)
+    if (!router.canHandle(url)) return value
+    const name = scheme(url)
+    if (!name || router.spec(name)?.backing !== 'file') return value
+    const located = await router.locate(url, {
+      cwd: context?.sessionManager?.getCwd?.(),
+      settings: context?.settings,
+      localProtocolOptions: context?.localProtocolOptions,
+    })
+    return located ?? value
+  }
+  if (typeof value !== 'object' || value === null || seen.has(value)) return value
+  seen.add(value)
+  if (Array.isArray(value)) {
+    /** @type {unknown[] | undefined} */
+    let resolved
+    for (let i = 0; i < value.length; i++) {
+      const next = await resolveOutboundUrlArgs(value[i], context, seen)
+      if (next === value[i] && !resolved) continue
+      resolved ??= value.slice()
+      resolved[i] = next
+    }
+    return resolved ?? value
+  }
+  const input = /** @type {Record<string, unknown>} */ (value)
+  /** @type {Record<string, unknown> | undefined} */
+  let resolved
+  for (const key in input) {
+    const next = await resolveOutboundUrlArgs(input[key], context, seen)
+    if (next === input[key] && !resolved) continue
+    resolved ??= { ...input }
+    resolved[key] = next
+  }
+  return resolved ?? value
 }
 
 /**
@@ -340,6 +446,17 @@ async function reconnectOrNull(reconnect, signal, options) {
   }
 }
 
+/**
+ * The agent's injected `renderMCPCall` / `renderMCPResult` as a renderer, when both are given.
+ * @returns {import('../index.js').MCPToolRenderer | undefined}
+ */
+function injectedRenderer() {
+  const call = hooks.renderMCPCall
+  const result = hooks.renderMCPResult
+  if (typeof call !== 'function' || typeof result !== 'function') return undefined
+  return { renderCall: (args, theme, label) => call(args, theme, label), renderResult: (r, o, theme, args) => result(r, o, theme, args) }
+}
+
 /** What both tool classes share. */
 class MCPToolBase {
   /**
@@ -358,7 +475,7 @@ class MCPToolBase {
     /** @readonly */
     this.description = tool.description ?? `MCP tool from ${serverName}`
     /** @readonly */
-    this.parameters = parametersOf(tool.inputSchema)
+    this.parameters = toolParameters(tool.inputSchema)
     /** @readonly */
     this.mcpToolName = tool.name
     /** @readonly */
@@ -374,7 +491,7 @@ class MCPToolBase {
     /** @private @type {MCPReconnect | undefined} */
     this.reconnect = undefined
     hidden(this, { tool, reconnect })
-    const renderer = options?.renderer
+    const renderer = options?.renderer ?? injectedRenderer()
     if (renderer) {
       /** @type {((args: unknown, options: unknown, theme: unknown) => unknown) | undefined} */
       this.renderCall = (args, _options, theme) => renderer.renderCall(argsObject(args), theme, this.label)
@@ -463,13 +580,19 @@ class MCPToolBase {
    * @param {string} _toolCallId
    * @param {unknown} params
    * @param {((update: any) => void) | undefined} onUpdate
-   * @param {unknown} _ctx
+   * @param {any} ctx the call's context (the agent's; internal URLs resolve through it)
    * @param {AbortSignal} [signal]
    * @returns {Promise<MCPToolResult>}
    */
-  async execute(_toolCallId, params, onUpdate, _ctx, signal) {
+  async execute(_toolCallId, params, onUpdate, ctx, signal) {
     if (signal?.aborted) throw abortError(signal)
-    const args = prepareArgs(params, this.tool?.inputSchema)
+    let args = prepareArgs(params, this.tool?.inputSchema)
+    try {
+      args = /** @type {Record<string, unknown>} */ (await raceAbort(resolveOutboundUrlArgs(args, ctx), signal))
+    } catch (error) {
+      rethrowIfAborted(error, signal)
+      throw error
+    }
     let connection
     try {
       connection = await this._connection(signal)

@@ -6,7 +6,6 @@ export {
   createStdioTransport,
   HttpTransport,
   createHttpTransport,
-  callMCP,
   parseSSE,
   createTransport,
   listTools,
@@ -38,6 +37,7 @@ export {
 } from '../../index'
 export { MCPManager, createMCPManager } from './compat-12.7/manager'
 export { connectToServer } from './compat-12.7/client'
+export { callMCP } from './compat-12.7/json-rpc'
 export {
   discoverAndLoadMCPTools,
   type MCPToolsLoadOptions,

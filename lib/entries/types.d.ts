@@ -56,3 +56,17 @@ export type {
   OAuthEndpoints,
   MCPOAuthConfig,
 } from '../../index'
+
+/** The `$schema` the config writer puts in a new config file. */
+export declare const MCP_CONFIG_SCHEMA_URL: string
+/** The protocol revision the root asks for. */
+export declare const MCP_PROTOCOL_VERSION: '2025-11-25'
+/** The server notifications the manager acts on. */
+export declare const MCPNotificationMethods: {
+  readonly TOOLS_LIST_CHANGED: 'notifications/tools/list_changed'
+  readonly RESOURCES_LIST_CHANGED: 'notifications/resources/list_changed'
+  readonly RESOURCES_UPDATED: 'notifications/resources/updated'
+  readonly PROMPTS_LIST_CHANGED: 'notifications/prompts/list_changed'
+}
+/** A JSON-RPC error object from a thrown value (-32603 "Internal error" when it has none). */
+export declare function toJsonRpcError(error: unknown): { code: number; message: string }

@@ -2,7 +2,7 @@
 // but those of the tool objects and of what holds them, which are 12.7's.
 import type * as Root from '../../../index'
 import type { Tool } from './tool-bridge'
-export * from '../types'
+export type * from '../types'
 export type { MCPTool, MCPToolDetails, Tool } from './tool-bridge'
 export type { MCPToolsLoadOptions, MCPToolsLoadResult } from './loader'
 export type MCPLoadResult<TTool = Tool> = Root.MCPLoadResult<TTool>

@@ -1,0 +1,2 @@
+// The agent's src/mcp/request-id.ts on mcp-native (SPEC 11.2): nothing of the agent's to inject.
+export * from 'mcp-native/request-id'

@@ -1,0 +1,6 @@
+// The agent's src/mcp/transports/http.ts on mcp-native (SPEC 11.2): its logger injected.
+import { logger } from '@oh-my-pi/pi-utils'
+import { configureMCP } from 'mcp-native/configure'
+
+configureMCP({ logger })
+export * from 'mcp-native/transports/http'
