@@ -48,6 +48,8 @@ interface MCPServerConfigBase {
   /** Per-request timeout in milliseconds. Default 30000; 0 times out at once. */
   timeout?: number
   auth?: MCPAuthConfig
+  /** How request ids are written: JSON numbers (default), or `"string"`. */
+  requestIdFormat?: MCPRequestIdFormat
 }
 
 export interface MCPStdioServerConfig extends MCPServerConfigBase {

@@ -47,6 +47,24 @@ describe('connectToServer (18.3.4)', () => {
     expect((await requestsOf(old, 'initialize'))[0].params.protocolVersion).toBe('2025-03-26')
   })
 
+  it('request ids are JSON numbers (a server that reads no other, as xcrun mcpbridge, works); requestIdFormat "string" writes strings', async () => {
+    // Both profiles: ids are a transport internal (SPEC 11.3).
+    for (const connectWith of [connectToServer, connect127]) {
+      const c = await connectWith('n', fixture(['--number-ids-only']))
+      open.push(c)
+      expect(await c.transport.request('echo', { a: 1 })).toEqual({ a: 1 })
+      const ids = (await c.transport.request('requests')).requests.map((r) => r.id)
+      expect(ids.every((id) => Number.isInteger(id) && id > 0 && id < 2 ** 31)).toBe(true)
+    }
+    const s = await connect('s', fixture([], { requestIdFormat: 'string' }))
+    const ids = (await s.transport.request('requests')).requests.map((r) => r.id)
+    expect(ids.length).toBeGreaterThan(1)
+    for (const id of ids) expect(id).toMatch(/^[1-9]\d{10,}$/)
+    // That server never answers a string id: the handshake times out.
+    const refused = await settle(connectToServer('x', fixture(['--number-ids-only'], { requestIdFormat: 'string', timeout: 500 })))
+    expect(refused.error.name).toBe('MCPConnectionTimeoutError')
+  })
+
   it('timeout 0 is no deadline (12.7: fails at once); a slow handshake is an MCPConnectionTimeoutError; OMP_MCP_TIMEOUT_MS wins', async () => {
     const slow = await connect('slow', fixture(['--init-delay-ms=300'], { timeout: 0 }))
     expect(slow.serverInfo.name).toBe('mcp-native-fixture')

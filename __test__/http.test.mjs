@@ -238,8 +238,12 @@ describe('HttpTransport errors', () => {
     await expect(t.request('error', { code: -32602, message: 'Invalid params' })).rejects.toThrow(/^MCP error -32602: Invalid params$/)
     await expect(t.request('not-json')).rejects.toThrow(/JSON/)
     const noAnswer = settle(t.request('sse-no-answer'))
-    // The id as the server saw it (11 digits or more, src/jsonrpc.rs WIRE_ID_BASE).
-    expect((await noAnswer).error.message).toMatch(/^No response received for request ID [1-9]\d{10,}$/)
+    // The id as the server saw it (a number: requestIdFormat's default).
+    expect((await noAnswer).error.message).toMatch(/^No response received for request ID [1-9]\d{0,9}$/)
+    const strings = await connect({ requestIdFormat: 'string' })
+    await initialize(strings)
+    // requestIdFormat "string": the decimal string of 10^10 plus the number.
+    expect((await settle(strings.request('sse-no-answer'))).error.message).toMatch(/^No response received for request ID [1-9]\d{10,}$/)
     await expect(t.request('sse-cut')).rejects.toThrow(/^SSE stream ended unexpectedly$/)
     expect(t.connected).toBe(true)
     expect(await t.request('echo', { still: 'fine' })).toEqual({ still: 'fine' })
@@ -278,7 +282,7 @@ describe('HttpTransport errors', () => {
     expect(notes.map((n) => n.method)).toEqual(['fixture/before-drop', 'fixture/resumed'])
     const before2 = (await stats()).gets.length
     const started = Date.now()
-    await expect(t.request('sse-drop-forever')).rejects.toThrow(/^No response received for request ID [1-9]\d{10,}$/)
+    await expect(t.request('sse-drop-forever')).rejects.toThrow(/^No response received for request ID [1-9]\d*$/)
     expect((await stats()).gets.length - before2).toBe(3)
     expect(Date.now() - started).toBeGreaterThanOrEqual(80) // waited the server's retry: 30 each time
   })

@@ -131,17 +131,22 @@ describe('StdioTransport basics', () => {
     for (const [i, r] of results.entries()) expect(r.i).toBe(i)
   })
 
-  it('ids are unique strings; numeric echoes of them still match', async () => {
+  it('ids are unique numbers a 32-bit reader takes; string echoes of them still match; "string" ids on request', async () => {
     const t = await connect()
     await t.request('echo')
     await t.request('echo')
     const ids = (await requestsSeen(t)).map((r) => r.id)
-    expect(ids.every((id) => typeof id === 'string')).toBe(true)
+    expect(ids.every((id) => Number.isInteger(id) && id > 0 && id < 2 ** 31)).toBe(true)
     expect(new Set(ids).size).toBe(ids.length)
-    // 11 characters or more: V8's JSON.parse, which most servers run on, interns shorter strings.
-    expect(ids.every((id) => /^[1-9][0-9]{10,}$/.test(id))).toBe(true)
-    expect(await t.request('numeric-id')).toEqual({ numeric: true })
+    expect(await t.request('string-id')).toEqual({ string: true })
     expect(await t.request('stray-id')).toEqual({ real: true })
+    // requestIdFormat "string": 11 characters or more (V8's JSON.parse, which most servers run on,
+    // interns shorter strings); a number echo of one still matches.
+    const s = await connect([], { requestIdFormat: 'string' })
+    await s.request('echo')
+    const strings = (await requestsSeen(s)).map((r) => r.id)
+    expect(strings.every((id) => /^[1-9][0-9]{10,}$/.test(id))).toBe(true)
+    expect(await s.request('numeric-id')).toEqual({ numeric: true })
   })
 })
 
@@ -509,7 +514,8 @@ describe('deadlines and cancellation', () => {
     await expect(t.request('echo', {}, { timeout: 0 })).rejects.toThrow(/^Request timeout after 0ms$/)
     const cancelled = (await t.request('received', {}, { timeout: 5000 })).received.filter((n) => n.method === 'notifications/cancelled')
     expect(cancelled.map((n) => n.params.reason)).toEqual(['Request timeout after 60ms', 'Request timeout after 20ms'])
-    expect(cancelled.every((n) => typeof n.params.requestId === 'string')).toBe(true)
+    // Named as the requests were: by number.
+    expect(cancelled.every((n) => Number.isInteger(n.params.requestId))).toBe(true)
   })
 
   it('an already-aborted signal rejects with its reason and sends nothing', async () => {

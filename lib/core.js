@@ -8,6 +8,10 @@ const net = require('node:net')
 const { isMainThread } = require('node:worker_threads')
 const native = require('../native/index.js')
 
+/** The request numbers of the Rust core's own requests on a transport (RUST_IDS_FROM inclusive). */
+const RUST_IDS_FROM = 2 ** 30
+const RUST_IDS_END = 2 ** 31
+
 // The kinds of the events from Rust (src/sink.rs `EventKind`), defined there once.
 const K = native.EventKind
 
@@ -572,7 +576,14 @@ function nativeConfig(config) {
   timeoutOf(c)
   const type = c.type ?? 'stdio'
   if (type === 'http' || type === 'sse') {
-    return configJson({ type, url: c.url, headers: c.headers, timeout: c.timeout, maxMessageBytes: c.maxMessageBytes })
+    return configJson({
+      type,
+      url: c.url,
+      headers: c.headers,
+      timeout: c.timeout,
+      maxMessageBytes: c.maxMessageBytes,
+      requestIdFormat: c.requestIdFormat,
+    })
   }
   if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')
   return configJson({
@@ -585,6 +596,7 @@ function nativeConfig(config) {
     timeout: c.timeout,
     maxMessageBytes: c.maxMessageBytes,
     killGraceMs: c.killGraceMs,
+    requestIdFormat: c.requestIdFormat,
     callerReadsStdout: JS_READER,
     // The Rust I/O thread reads long lines (events 15, 16): the JS thread only parses them.
     handOverLongLines: JS_READER,
@@ -725,9 +737,9 @@ class NativeTransport {
     if (!this._connected) return Promise.reject(notConnected())
     const signal = options?.signal
     if (signal?.aborted) return Promise.reject(signal.reason)
-    const id = this._nextId++
+    const id = this._takeId()
     // [beyond] SPEC 3.4: progress goes to onProgress and/or restarts the deadline; the request's
-    // number is the progress token (its id on the wire is offset, src/jsonrpc.rs WIRE_ID_BASE).
+    // number is the progress token (and its id on the wire, unless requestIdFormat is "string").
     const onProgress = options && typeof options.onProgress === 'function' ? options.onProgress : undefined
     const reset = !!options?.resetTimeoutOnProgress
     let body
@@ -800,6 +812,17 @@ class NativeTransport {
       else this._native.cancel(id, reasonText(reason))
       entry.reject(reason)
     }
+  }
+
+  /**
+   * The next request number: from 1, passing over the numbers the Rust core numbers its own
+   * requests with on a shared transport (src/transport/stdio/mod.rs OWN_IDS_FROM: [2^30, 2^31)),
+   * so that ids stay small numbers a server with 32-bit ids reads too.
+   */
+  _takeId() {
+    const id = this._nextId
+    this._nextId = id + 1 === RUST_IDS_FROM ? RUST_IDS_END : id + 1
+    return id
   }
 
   _flushNow() {
@@ -1181,7 +1204,7 @@ class HttpTransport extends NativeTransport {
    */
   startSSEListener(options) {
     if (!this._connected || this._listening) return Promise.resolve()
-    const id = this._nextId++
+    const id = this._takeId()
     // [beyond] keepAlive: false — the open stream does not keep the event loop alive by itself
     // (MCPClient's listener: a script that forgets to close still exits).
     const keepAlive = !(options && options.keepAlive === false)
@@ -1244,7 +1267,7 @@ class HttpTransport extends NativeTransport {
     } catch (e) {
       return Promise.reject(e)
     }
-    const id = this._nextId++
+    const id = this._takeId()
     return new Promise((resolve, reject) => {
       this._pending.set(id, { resolve: () => resolve(), reject, signal: undefined, queued: false })
       this._hold()

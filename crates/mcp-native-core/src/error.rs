@@ -102,9 +102,9 @@ pub enum Error {
         ms: u64,
     },
     /// An SSE reply ended without the answer.
-    #[error("No response received for request ID {}", crate::jsonrpc::wire_id(*.id))]
+    #[error("No response received for request ID {id}")]
     NoResponse {
-        /// The request's number (the message shows its id on the wire).
+        /// The request's id as it was sent.
         id: u64,
     },
     /// A reply that could not be read (`Invalid JSON response: …`, `No response body`,

@@ -215,8 +215,35 @@ pub fn is_truthy(value: &RawValue) -> bool {
     }
 }
 
-/// What a request's number (a per-transport counter from 1) is offset by on the wire: the id a
-/// server sees is the decimal string of [`WIRE_ID_BASE`] plus the number, 11 digits or more. V8's
+/// How a transport writes its request ids (the agent's `requestIdFormat`, 18.3.4): a JSON number
+/// by default — the request's number as it is, as the official SDKs and the agent send them (some
+/// servers answer nothing else: Apple's `xcrun mcpbridge` never answers a string id) — or with
+/// `"string"` the decimal string of [`WIRE_ID_BASE`] plus the number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdFormat {
+    /// `"id":7`.
+    #[default]
+    Number,
+    /// `"id":"10000000007"`.
+    String,
+}
+
+impl IdFormat {
+    /// `"string"` is [`IdFormat::String`]; anything else (or nothing) the default, as the agent
+    /// reads the setting.
+    pub fn from_setting(setting: Option<&str>) -> Self {
+        if setting == Some("string") {
+            IdFormat::String
+        } else {
+            IdFormat::Number
+        }
+    }
+}
+
+/// What a request's number (a per-transport counter from 1) is offset by in a string id
+/// ([`IdFormat::String`]): the id a server sees is the decimal string of [`WIRE_ID_BASE`] plus the
+/// number, 11 digits or more. V8's
 /// `JSON.parse`, which most MCP servers run on, interns every string value of up to 10
 /// characters: an id of 1–10 digits cost such a server a string-table lookup and insertion per
 /// request (measured, Node 20: 1.4–2.0 µs to parse a `tools/call` line with `"id":"123456"`
@@ -225,27 +252,36 @@ pub fn is_truthy(value: &RawValue) -> bool {
 /// number that equals it once stringified still matches.
 pub const WIRE_ID_BASE: u64 = 10_000_000_000;
 
-/// The highest request number: its id on the wire is 2^53 − 1, the last a JS number holds
-/// exactly (a server may turn an id into one). A request numbered above it is refused where
-/// requests are made (`binding::convert::request_line`, `transport::request_on`).
-pub const MAX_REQUEST_NUMBER: u64 = (1 << 53) - 1 - WIRE_ID_BASE;
+/// The highest request number: below [`WIRE_ID_BASE`], so that a number id and a string id never
+/// stand for the same number (ten billion requests on one transport: never reached). A request
+/// numbered above it is refused where requests are made (`binding::convert::request_line`,
+/// `transport::request_on`).
+pub const MAX_REQUEST_NUMBER: u64 = WIRE_ID_BASE - 1;
 
 /// The id on the wire of request number `n` (saturating: a direct `Transport::send` of a number
 /// over [`MAX_REQUEST_NUMBER`] must not panic).
-pub fn wire_id(n: u64) -> u64 {
-    WIRE_ID_BASE.saturating_add(n)
+pub fn wire_id(n: u64, format: IdFormat) -> u64 {
+    match format {
+        IdFormat::Number => n,
+        IdFormat::String => WIRE_ID_BASE.saturating_add(n),
+    }
 }
 
-/// Our request ids are the decimal strings of [`WIRE_ID_BASE`] plus a per-transport counter.
-/// Returns the counter value an incoming id refers to: the exact string, or a number that equals
-/// it once stringified.
+/// Returns the request number an incoming id refers to: a number id is the number itself, a
+/// string id [`WIRE_ID_BASE`] plus it; either form is taken for either (a server may turn an id
+/// into the other: a string that equals the number once stringified, or a number).
 pub fn our_id(id: &RawValue) -> Option<u64> {
     our_id_text(id.get())
 }
 
 /// [`our_id`] of an id's JSON text.
 fn our_id_text(text: &str) -> Option<u64> {
-    id_number(text)?.checked_sub(WIRE_ID_BASE)
+    let n = id_number(text)?;
+    Some(if n >= WIRE_ID_BASE {
+        n - WIRE_ID_BASE
+    } else {
+        n
+    })
 }
 
 /// The number an id's JSON text stands for: a decimal string as `n.to_string()` writes it, or a
@@ -353,22 +389,42 @@ fn push_params(out: &mut Vec<u8>, params: Option<&str>) {
     out.extend_from_slice(b"}\n");
 }
 
-/// `{"jsonrpc":"2.0","id":"<wire_id(id)>","method":<method>,"params":<params ?? {}>}` plus `\n`.
-/// `params` must be JSON text (the binding gets it from `JSON.stringify`).
-pub fn request_frame(id: u64, method: &str, params: Option<&str>) -> Vec<u8> {
+/// `{"jsonrpc":"2.0","id":<wire_id(id)>,"method":<method>,"params":<params ?? {}>}` plus `\n`,
+/// the id written in `format`. `params` must be JSON text (the binding gets it from
+/// `JSON.stringify`).
+pub fn request_frame(id: u64, format: IdFormat, method: &str, params: Option<&str>) -> Vec<u8> {
     request_frame_json(
         id,
+        format,
         &serde_json::to_string(method).expect("string serialization"),
         params,
     )
 }
 
+/// An id as JSON text in `format`.
+fn push_id(out: &mut Vec<u8>, id: u64, format: IdFormat) {
+    let digits = wire_id(id, format).to_string();
+    match format {
+        IdFormat::Number => out.extend_from_slice(digits.as_bytes()),
+        IdFormat::String => {
+            out.push(b'"');
+            out.extend_from_slice(digits.as_bytes());
+            out.push(b'"');
+        }
+    }
+}
+
 /// [`request_frame`] with the method already as JSON string text (`"\"tools/call\""`).
-pub fn request_frame_json(id: u64, method_json: &str, params: Option<&str>) -> Vec<u8> {
+pub fn request_frame_json(
+    id: u64,
+    format: IdFormat,
+    method_json: &str,
+    params: Option<&str>,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + method_json.len() + params.map_or(2, str::len));
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"");
-    out.extend_from_slice(wire_id(id).to_string().as_bytes());
-    out.extend_from_slice(b"\",\"method\":");
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    push_id(&mut out, id, format);
+    out.extend_from_slice(b",\"method\":");
     out.extend_from_slice(method_json.as_bytes());
     push_params(&mut out, params);
     out
@@ -383,13 +439,18 @@ pub fn notification_frame(method: &str, params: Option<&str>) -> Vec<u8> {
     out
 }
 
-/// The `notifications/cancelled` frame for one of our requests.
-pub fn cancelled_frame(id: u64, reason: &str) -> Vec<u8> {
-    let mut params = String::from("{\"requestId\":\"");
-    params.push_str(&wire_id(id).to_string());
-    params.push_str("\",\"reason\":");
-    params.push_str(&serde_json::to_string(reason).expect("string serialization"));
-    params.push('}');
+/// The `notifications/cancelled` frame for one of our requests (its id as it was sent).
+pub fn cancelled_frame(id: u64, format: IdFormat, reason: &str) -> Vec<u8> {
+    let mut params = b"{\"requestId\":".to_vec();
+    push_id(&mut params, id, format);
+    params.extend_from_slice(b",\"reason\":");
+    params.extend_from_slice(
+        serde_json::to_string(reason)
+            .expect("string serialization")
+            .as_bytes(),
+    );
+    params.push(b'}');
+    let params = String::from_utf8(params).expect("JSON text is UTF-8");
     notification_frame("notifications/cancelled", Some(&params))
 }
 

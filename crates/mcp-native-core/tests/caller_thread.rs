@@ -8,7 +8,6 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_native_core::jsonrpc::WIRE_ID_BASE;
 use mcp_native_core::transport::{Event, OutgoingRequest, Transport};
 use serde_json::{Value, json};
 
@@ -36,10 +35,7 @@ fn a_lone_request_from_outside_a_runtime_is_written_on_the_callers_thread() {
     let mut conn = accept_within(&listener, WAIT);
     conn.set_read_timeout(Some(WAIT)).unwrap();
     let request = read_http_request(&mut conn).unwrap();
-    assert!(
-        request.contains(&format!("\"id\":\"{}\"", WIRE_ID_BASE + id1)),
-        "{request}"
-    );
+    assert!(request.contains(&format!("\"id\":{id1},")), "{request}");
     answer_http(&mut conn, id1);
     assert_eq!(next_result(&mut rx, id1), json!({ "n": id1 }));
 
@@ -63,10 +59,7 @@ fn a_lone_request_from_outside_a_runtime_is_written_on_the_callers_thread() {
     }
     release_tx.send(()).unwrap();
     let request = request.expect("the request was not written while the I/O thread was busy");
-    assert!(
-        request.contains(&format!("\"id\":\"{}\"", WIRE_ID_BASE + id2)),
-        "{request}"
-    );
+    assert!(request.contains(&format!("\"id\":{id2},")), "{request}");
     conn.set_read_timeout(Some(WAIT)).unwrap();
     assert_eq!(next_result(&mut rx, id2), json!({ "n": id2 }));
     assert_eq!(t.stats().inflight, 0);
@@ -77,7 +70,7 @@ fn a_lone_request_from_outside_a_runtime_is_written_on_the_callers_thread() {
     assert!(
         read_http_request(&mut conn)
             .unwrap()
-            .contains(&format!("\"id\":\"{}\"", WIRE_ID_BASE + id3))
+            .contains(&format!("\"id\":{id3},"))
     );
     assert!(t.close());
     assert_eq!(t.stats().inflight, 0);
@@ -163,8 +156,7 @@ fn read_http_request(conn: &mut std::net::TcpStream) -> std::io::Result<String> 
 /// Answers request `id` with `{"n": id}` on a keep-alive connection.
 fn answer_http(conn: &mut std::net::TcpStream, id: u64) {
     use std::io::Write;
-    let wire = WIRE_ID_BASE + id;
-    let body = format!(r#"{{"jsonrpc":"2.0","id":"{wire}","result":{{"n":{id}}}}}"#);
+    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"n":{id}}}}}"#);
     write!(
         conn,
         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",

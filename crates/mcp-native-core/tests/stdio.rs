@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_native_core::error::Error;
-use mcp_native_core::jsonrpc::WIRE_ID_BASE;
+use mcp_native_core::jsonrpc::{IdFormat, WIRE_ID_BASE};
 use mcp_native_core::runtime::group_alive;
 use mcp_native_core::transport::stdio::{StdioConfig, StdioTransport};
 use mcp_native_core::transport::{Event, OutgoingRequest, RequestOptions, Transport, TransportExt};
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 mod common;
@@ -225,11 +226,12 @@ async fn an_oversized_answer_fails_its_request_only() {
 }
 
 #[tokio::test]
-async fn a_request_number_whose_wire_id_a_js_number_cannot_hold_fails_at_once() {
+async fn a_request_number_above_the_maximum_fails_at_once() {
     let (t, _events) = connect(fixture(&[]));
     let t = Arc::new(t);
+    // Below the string ids' base, so that the two forms never stand for the same number.
     let max = mcp_native_core::jsonrpc::MAX_REQUEST_NUMBER;
-    assert_eq!(WIRE_ID_BASE + max, (1 << 53) - 1);
+    assert_eq!(max + 1, WIRE_ID_BASE);
     let options = |id| RequestOptions {
         id: Some(id),
         ..RequestOptions::default()
@@ -251,6 +253,55 @@ async fn a_request_number_whose_wire_id_a_js_number_cannot_hold_fails_at_once() 
     assert_eq!(answered.unwrap().unwrap().get(), "{}");
 }
 
+/// The requests the fixture has read, as it read them.
+async fn requests_seen(t: &StdioTransport, rx: &mut mpsc::UnboundedReceiver<Event>) -> Vec<Value> {
+    let text = call(t, rx, "requests", "{}").await.unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    value["requests"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn request_ids_are_numbers_unless_the_config_asks_for_strings() {
+    // The default (18.3.4 `requestIdFormat`): the request's number as a JSON number, which a
+    // server that reads nothing else (Apple's `xcrun mcpbridge`) answers.
+    let (t, mut rx) = connect(fixture(&["--number-ids-only"]));
+    let id = t.request("echo", Some(r#"{"a":1}"#), 30_000).unwrap();
+    assert_eq!(
+        outcome(&mut rx, id, &mut Vec::new()).await.unwrap(),
+        r#"{"a":1}"#
+    );
+    let seen = requests_seen(&t, &mut rx).await;
+    assert_eq!(seen[0]["id"], json!(id));
+    assert!(t.close());
+
+    // "string": the decimal string of the base plus the number; that server never answers it.
+    let mut config = fixture(&["--number-ids-only"]);
+    config.request_id_format = IdFormat::String;
+    let (t, mut rx) = connect(config);
+    let id = t.request("echo", Some("{}"), 300).unwrap();
+    assert_eq!(
+        outcome(&mut rx, id, &mut Vec::new())
+            .await
+            .unwrap_err()
+            .to_string(),
+        "Request timeout after 300ms"
+    );
+    assert!(t.close());
+    let mut config = fixture(&[]);
+    config.request_id_format = IdFormat::String;
+    let (t, mut rx) = connect(config);
+    let id = t.request("no-reply", None, 100).unwrap();
+    assert!(outcome(&mut rx, id, &mut Vec::new()).await.is_err());
+    let seen = requests_seen(&t, &mut rx).await;
+    assert_eq!(seen[0]["id"], json!((WIRE_ID_BASE + id).to_string()));
+    // Its cancellation names it the same way.
+    let received = call(&t, &mut rx, "received", "{}").await.unwrap();
+    assert!(
+        received.contains(&format!(r#""requestId":"{}""#, WIRE_ID_BASE + id)),
+        "{received}"
+    );
+}
+
 #[tokio::test]
 async fn timeout_fails_the_request_and_tells_the_server() {
     let (t, mut rx) = connect(fixture(&[]));
@@ -268,9 +319,8 @@ async fn timeout_fails_the_request_and_tells_the_server() {
         "Request timeout after 0ms"
     );
     let received = call(&t, &mut rx, "received", "{}").await.unwrap();
-    let wire = WIRE_ID_BASE + id;
     assert!(
-        received.contains(&format!(r#"{{"method":"notifications/cancelled","params":{{"requestId":"{wire}","reason":"Request timeout after 50ms"}}}}"#)),
+        received.contains(&format!(r#"{{"method":"notifications/cancelled","params":{{"requestId":{id},"reason":"Request timeout after 50ms"}}}}"#)),
         "{received}"
     );
     // The 0 ms request was never sent, so there is nothing to cancel.

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::options::ServerConfig;
 use crate::error::Error;
+use crate::jsonrpc::IdFormat;
 use crate::transport::MAX_TIMEOUT_MS;
 use crate::transport::http::{
     DEFAULT_MAX_MESSAGE_BYTES as HTTP_MAX, DEFAULT_TIMEOUT_MS, HttpConfig,
@@ -144,6 +145,7 @@ pub fn stdio_config(json: &str) -> Result<(StdioConfig, u64), Error> {
         kill_grace_ms: f.millis("killGraceMs", DEFAULT_KILL_GRACE_MS)?,
         caller_reads_stdout: f.opt_bool("callerReadsStdout"),
         hand_over_long_lines: f.opt_bool("handOverLongLines"),
+        request_id_format: IdFormat::from_setting(f.opt_string("requestIdFormat")?.as_deref()),
     };
     Ok((config, timeout))
 }
@@ -161,6 +163,7 @@ pub fn http_config(json: &str) -> Result<HttpConfig, Error> {
         timeout_ms: f.millis("timeout", DEFAULT_TIMEOUT_MS)?,
         max_message_bytes: f.bytes("maxMessageBytes", HTTP_MAX)?,
         legacy_fallback: f.opt_string("type")?.as_deref() == Some("sse"),
+        request_id_format: IdFormat::from_setting(f.opt_string("requestIdFormat")?.as_deref()),
     })
 }
 

@@ -175,8 +175,9 @@ fn number(raw: &RawValue) -> f64 {
     raw.get().parse().expect("a JSON number is a Rust float")
 }
 
-/// The counter value an id refers to: our ids are the decimal strings of [`WIRE_ID_BASE`] plus
-/// the counter (escaped or not); a number matches when it is a whole number below 2^53 (where
+/// The counter value an id refers to: a number id is the counter, a string id the decimal string
+/// of [`WIRE_ID_BASE`] plus it (escaped or not), and either form is read for either (at or above
+/// the base: a string id's); a number matches when it is a whole number below 2^53 (where
 /// JavaScript prints it as those digits), or an integer literal that fits a `u64`.
 fn reference_id(id: &RawValue) -> Option<u64> {
     let wire = match serde_json::from_str(id.get()).expect("valid JSON") {
@@ -187,7 +188,13 @@ fn reference_id(id: &RawValue) -> Option<u64> {
         }),
         _ => None,
     };
-    wire?.checked_sub(WIRE_ID_BASE)
+    wire.map(|w| {
+        if w >= WIRE_ID_BASE {
+            w - WIRE_ID_BASE
+        } else {
+            w
+        }
+    })
 }
 
 /// The top-level members of an object in order, duplicates kept.
@@ -279,15 +286,27 @@ fn cuts(len: usize) -> impl Iterator<Item = usize> {
 }
 
 /// The frames we build parse back to what went in, are one line each, and classify as what
-/// they are; a plain response with one of our ids is found by [`sniff_id`].
+/// they are, in both id formats; a plain response with one of our ids is found by [`sniff_id`].
 fn check_builders(data: &[u8], text: &str) {
-    // A request's number is a JS number's whole value: below 2^53.
+    // A request's number is at most MAX_REQUEST_NUMBER (the binding refuses the rest).
     let n = data
         .iter()
         .take(8)
         .fold(0u64, |n, &b| n << 8 | u64::from(b))
-        & ((1 << 53) - 1);
-    let wire = WIRE_ID_BASE + n;
+        % (MAX_REQUEST_NUMBER + 1);
+    for format in [IdFormat::Number, IdFormat::String] {
+        check_builders_in(n, format, text);
+    }
+}
+
+/// [`check_builders`] for request number `n`, its ids written in `format`.
+fn check_builders_in(n: u64, format: IdFormat, text: &str) {
+    let wire = wire_id(n, format);
+    // The id as JSON text and as a value, in this format.
+    let (id_json, id_value) = match format {
+        IdFormat::Number => (wire.to_string(), Value::from(wire)),
+        IdFormat::String => (format!("\"{wire}\""), Value::String(wire.to_string())),
+    };
     let method = text;
     let params = RawValue::from_string(text.to_string())
         .ok()
@@ -307,8 +326,13 @@ fn check_builders(data: &[u8], text: &str) {
         line.to_vec()
     };
 
-    let request = one_line(&request_frame(n, method, params.as_ref().map(|p| p.get())));
-    let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{wire}\",\"method\":");
+    let request = one_line(&request_frame(
+        n,
+        format,
+        method,
+        params.as_ref().map(|p| p.get()),
+    ));
+    let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id_json},\"method\":");
     assert!(request.starts_with(head.as_bytes()), "request key order");
     for cut in cuts(request.len()) {
         assert_eq!(
@@ -326,13 +350,12 @@ fn check_builders(data: &[u8], text: &str) {
         method,
         params.as_ref().map(|p| p.get()),
     ));
-    let cancelled = one_line(&cancelled_frame(n, text));
-    let cancel_params = serde_json::json!({ "requestId": wire.to_string(), "reason": text });
+    let cancelled = one_line(&cancelled_frame(n, format, text));
+    let cancel_params = serde_json::json!({ "requestId": id_value.clone(), "reason": text });
     if representable {
-        let id = Value::String(wire.to_string());
         assert_eq!(
             observe(&classify(&request)),
-            Class::Request(id, method.into(), Some(params_value.clone()))
+            Class::Request(id_value.clone(), method.into(), Some(params_value.clone()))
         );
         assert_eq!(
             observe(&classify(&notification)),
@@ -346,7 +369,7 @@ fn check_builders(data: &[u8], text: &str) {
 
     // A server's answer to request `n`: found in any prefix that reaches its `result`.
     let result = params.as_ref().map_or("{}", |p| p.get());
-    let known = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{wire}\",\"result\":");
+    let known = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id_json},\"result\":");
     let answer = format!("{known}{result}}}");
     for cut in cuts(answer.len()).filter(|&cut| cut >= known.len()) {
         assert_eq!(
@@ -355,36 +378,37 @@ fn check_builders(data: &[u8], text: &str) {
             "answer cut at {cut}"
         );
     }
-    let reply = one_line(&reply_frame(&format!("\"{wire}\""), Ok(result)));
-    match classify(&reply) {
-        Incoming::Response {
-            id,
-            outcome: Ok(Some(r)),
-        } => {
-            assert_eq!(our_id(id), Some(n));
-            assert_eq!(r.get(), result.trim());
+    // The answer with the id in either form (a server may turn one into the other).
+    for reply_id in [format!("\"{wire}\""), wire.to_string()] {
+        let reply = one_line(&reply_frame(&reply_id, Ok(result)));
+        match classify(&reply) {
+            Incoming::Response {
+                id,
+                outcome: Ok(Some(r)),
+            } => {
+                assert_eq!(our_id(id), Some(n));
+                assert_eq!(r.get(), result.trim());
+            }
+            other => panic!("reply classified as {other:?}"),
         }
-        other => panic!("reply classified as {other:?}"),
+        let refusal = one_line(&reply_frame(&reply_id, Err(METHOD_NOT_FOUND)));
+        match classify(&refusal) {
+            Incoming::Response {
+                id,
+                outcome: Err(e),
+            } => {
+                assert_eq!(our_id(id), Some(n), "either form matches");
+                assert_eq!(e.get(), METHOD_NOT_FOUND);
+            }
+            other => panic!("refusal classified as {other:?}"),
+        }
     }
-    let refusal = one_line(&reply_frame(&wire.to_string(), Err(METHOD_NOT_FOUND)));
-    match classify(&refusal) {
-        Incoming::Response {
-            id,
-            outcome: Err(e),
-        } => {
-            assert_eq!(our_id(id), Some(n), "a number matches");
-            assert_eq!(e.get(), METHOD_NOT_FOUND);
-        }
-        other => panic!("refusal classified as {other:?}"),
-    }
-    if wire < 1 << 53 {
-        for number in [
-            format!("{wire}.0"),
-            format!("{wire}e0"),
-            format!("{wire}.000E+0"),
-        ] {
-            let raw = RawValue::from_string(number).expect("a JSON number");
-            assert_eq!(our_id(&raw), Some(n), "{raw}");
-        }
+    for number in [
+        format!("{wire}.0"),
+        format!("{wire}e0"),
+        format!("{wire}.000E+0"),
+    ] {
+        let raw = RawValue::from_string(number).expect("a JSON number");
+        assert_eq!(our_id(&raw), Some(n), "{raw}");
     }
 }

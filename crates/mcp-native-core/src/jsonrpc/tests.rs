@@ -7,7 +7,11 @@ fn raw(s: &str) -> Box<RawValue> {
 #[test]
 fn frames_have_the_exact_key_order() {
     assert_eq!(
-        String::from_utf8(request_frame(7, "tools/list", None)).unwrap(),
+        String::from_utf8(request_frame(7, IdFormat::Number, "tools/list", None)).unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{}}\n"
+    );
+    assert_eq!(
+        String::from_utf8(request_frame(7, IdFormat::String, "tools/list", None)).unwrap(),
         "{\"jsonrpc\":\"2.0\",\"id\":\"10000000007\",\"method\":\"tools/list\",\"params\":{}}\n"
     );
     assert_eq!(
@@ -15,7 +19,21 @@ fn frames_have_the_exact_key_order() {
         "{\"jsonrpc\":\"2.0\",\"method\":\"a\\\"b\",\"params\":{\"x\":1}}\n"
     );
     assert_eq!(
-        String::from_utf8(cancelled_frame(3, "Request timeout after 5ms")).unwrap(),
+        String::from_utf8(cancelled_frame(
+            3,
+            IdFormat::Number,
+            "Request timeout after 5ms"
+        ))
+        .unwrap(),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3,\"reason\":\"Request timeout after 5ms\"}}\n"
+    );
+    assert_eq!(
+        String::from_utf8(cancelled_frame(
+            3,
+            IdFormat::String,
+            "Request timeout after 5ms"
+        ))
+        .unwrap(),
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"10000000003\",\"reason\":\"Request timeout after 5ms\"}}\n"
     );
     assert_eq!(
@@ -63,18 +81,21 @@ fn classification() {
 }
 
 #[test]
-fn ids_match_as_strings_or_stringified_numbers() {
+fn ids_match_in_either_form() {
+    // A string id (format "string"): the base plus the number; a number echo of it too.
     assert_eq!(our_id(&raw("\"10000000012\"")), Some(12));
     assert_eq!(our_id(&raw("10000000012")), Some(12));
     assert_eq!(our_id(&raw("10000000012.0")), Some(12));
     assert_eq!(our_id(&raw("1.0000000012e10")), Some(12));
+    // A number id (the default): the number itself; a string echo of it too.
+    assert_eq!(our_id(&raw("12")), Some(12));
+    assert_eq!(our_id(&raw("12.0")), Some(12));
+    assert_eq!(our_id(&raw("\"12\"")), Some(12));
+    assert_eq!(our_id(&raw("9999999999")), Some(MAX_REQUEST_NUMBER));
     assert_eq!(our_id(&raw("\"010000000012\"")), None);
+    assert_eq!(our_id(&raw("\"012\"")), None);
     assert_eq!(our_id(&raw("\"abc\"")), None);
     assert_eq!(our_id(&raw("-1")), None);
-    // Below the base: not an id we wrote (a request's number alone is not its id on the wire).
-    assert_eq!(our_id(&raw("\"12\"")), None);
-    assert_eq!(our_id(&raw("12")), None);
-    assert_eq!(our_id(&raw("9999999999")), None);
     // The number as it is (progress tokens).
     assert_eq!(id_number("\"12\""), Some(12));
     assert_eq!(id_number("12.0"), Some(12));
@@ -82,16 +103,28 @@ fn ids_match_as_strings_or_stringified_numbers() {
 }
 
 #[test]
-fn ids_on_the_wire_are_not_interned_by_v8() {
+fn string_ids_on_the_wire_are_not_interned_by_v8() {
     // V8's JSON.parse interns string values of up to 10 characters (see WIRE_ID_BASE).
-    for n in [1, 2, 999, 9_999_999_999] {
-        let frame = String::from_utf8(request_frame(n, "m", None)).unwrap();
+    for n in [1, 2, 999, MAX_REQUEST_NUMBER] {
+        let frame = String::from_utf8(request_frame(n, IdFormat::String, "m", None)).unwrap();
         let wire: serde_json::Value = serde_json::from_str(&frame).unwrap();
         let id = wire["id"].as_str().unwrap();
         assert!(id.len() >= 11, "{id}");
         assert_eq!(our_id(&raw(&format!("\"{id}\""))), Some(n));
         assert_eq!(our_id(&raw(id)), Some(n), "a numeric echo");
+        // The same request as a number id.
+        let frame = String::from_utf8(request_frame(n, IdFormat::Number, "m", None)).unwrap();
+        let wire: serde_json::Value = serde_json::from_str(&frame).unwrap();
+        assert_eq!(wire["id"].as_u64(), Some(n));
     }
+}
+
+#[test]
+fn the_id_format_setting_is_read_as_the_agent_reads_it() {
+    assert_eq!(IdFormat::from_setting(Some("string")), IdFormat::String);
+    assert_eq!(IdFormat::from_setting(Some("number")), IdFormat::Number);
+    assert_eq!(IdFormat::from_setting(Some("String")), IdFormat::Number);
+    assert_eq!(IdFormat::from_setting(None), IdFormat::Number);
 }
 
 #[test]
@@ -105,7 +138,12 @@ fn sniffs_the_id_of_a_truncated_message() {
         Some(9)
     );
     assert_eq!(sniff_id(br#"{ "id" : 10000000005 , "error" :"#), Some(5));
-    assert_eq!(sniff_id(br#"{ "id" : 5 , "error" :"#), None, "not ours");
+    assert_eq!(
+        sniff_id(br#"{ "id" : 5 , "error" :"#),
+        Some(5),
+        "a number id"
+    );
+    assert_eq!(sniff_id(br#"{ "id" : "x5" , "error" :"#), None, "not ours");
     assert_eq!(
         sniff_id(br#"{ "id" : 10000000005 ,"#),
         None,

@@ -247,8 +247,11 @@ impl Inner {
     /// Tells the server (best effort) that a cancellable request was given up.
     pub(super) fn timed_out(self: &Arc<Self>, plan: &Plan, error: Error) -> Error {
         if plan.cancellable {
-            self.clone()
-                .post_in_background(jsonrpc::cancelled_frame(plan.id, &error.to_string()));
+            self.clone().post_in_background(jsonrpc::cancelled_frame(
+                plan.id,
+                self.config.request_id_format,
+                &error.to_string(),
+            ));
         }
         error
     }

@@ -59,7 +59,7 @@ pub const LISTENER_MAX_DELAY: Duration = Duration::from_secs(30);
 /// How long an idle pooled connection is kept (the shared client's and the lean pools').
 pub const POOL_IDLE: Duration = crate::net::POOL_IDLE;
 /// The first id [`Transport::next_id`] hands out (see `stdio::OWN_IDS_FROM`).
-pub const OWN_IDS_FROM: u64 = 1 << 52;
+pub const OWN_IDS_FROM: u64 = crate::transport::stdio::OWN_IDS_FROM;
 
 /// What an exchange read: the result, or — when its reply goes to the sink and the message is of
 /// the size the sink takes unparsed ([`super::EventSink::raw_answers_from`]) — the server's whole
@@ -117,6 +117,9 @@ pub struct HttpConfig {
     /// 405, fall back to the legacy HTTP+SSE protocol of revision 2024-11-05.
     #[serde(default)]
     pub legacy_fallback: bool,
+    /// How request ids are written (the agent's `requestIdFormat`): numbers by default.
+    #[serde(default)]
+    pub request_id_format: crate::jsonrpc::IdFormat,
 }
 
 impl HttpConfig {
@@ -128,6 +131,7 @@ impl HttpConfig {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             legacy_fallback: false,
+            request_id_format: Default::default(),
         }
     }
 }
@@ -386,7 +390,12 @@ impl HttpTransport {
             return;
         }
         let id = r.id;
-        let frame = jsonrpc::request_frame_json(id, r.method_json, r.params);
+        let frame = jsonrpc::request_frame_json(
+            id,
+            inner.config.request_id_format,
+            r.method_json,
+            r.params,
+        );
         let deadline = ExchangeDeadline::new(r.timeout_ms, r.progress);
         // Removed when the exchange ends or its task is aborted (even before its first poll).
         let movable = r.progress.map(|_| {
@@ -481,7 +490,11 @@ impl Transport for HttpTransport {
             if task.cancellable {
                 self.inner
                     .clone()
-                    .post_in_background(jsonrpc::cancelled_frame(id, reason));
+                    .post_in_background(jsonrpc::cancelled_frame(
+                        id,
+                        self.inner.config.request_id_format,
+                        reason,
+                    ));
             }
         }
     }

@@ -63,7 +63,9 @@ impl Inner {
                     };
                     if event.data.trim() == "[DONE]" {
                         self.sink.emit_all(events);
-                        return Err(Error::NoResponse { id });
+                        return Err(Error::NoResponse {
+                            id: jsonrpc::wire_id(id, self.config.request_id_format),
+                        });
                     }
                     let found = self.on_sse_data(Some(id), whole_from, event.data, &mut events);
                     if let Some(outcome) = found {
@@ -85,13 +87,17 @@ impl Inner {
                 return Err(match (broken, cut) {
                     (Some(e), _) => e,
                     (None, true) => Error::Parse("SSE stream ended unexpectedly".into()),
-                    (None, false) => Error::NoResponse { id },
+                    (None, false) => Error::NoResponse {
+                        id: jsonrpc::wire_id(id, self.config.request_id_format),
+                    },
                 });
             };
             // Resume: GET with Last-Event-ID after the server's retry (bounded attempts).
             loop {
                 if resumes >= SSE_RESUME_ATTEMPTS {
-                    return Err(Error::NoResponse { id });
+                    return Err(Error::NoResponse {
+                        id: jsonrpc::wire_id(id, self.config.request_id_format),
+                    });
                 }
                 resumes += 1;
                 tokio::time::sleep(Duration::from_millis(

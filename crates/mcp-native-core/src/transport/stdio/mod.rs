@@ -112,6 +112,9 @@ pub struct StdioConfig {
     /// A chunk fed after that ends the connection with an error, never out of order.
     #[serde(default)]
     pub hand_over_long_lines: bool,
+    /// How request ids are written (the agent's `requestIdFormat`): numbers by default.
+    #[serde(default)]
+    pub request_id_format: crate::jsonrpc::IdFormat,
 }
 
 /// See [`StdioConfig::hand_over_long_lines`]: the partial line at which the transport takes
@@ -138,6 +141,7 @@ impl StdioConfig {
             kill_grace_ms: DEFAULT_KILL_GRACE_MS,
             caller_reads_stdout: false,
             hand_over_long_lines: false,
+            request_id_format: Default::default(),
         }
     }
 }
@@ -156,10 +160,11 @@ pub fn project_dir() -> Option<PathBuf> {
 }
 
 /// The first request number [`Transport::next_id`] hands out. Callers that bring their own (the
-/// JavaScript binding counts from 1) stay below it, so both can share one transport; every id on
-/// the wire ([`crate::jsonrpc::WIRE_ID_BASE`] plus the number) stays below 2^53, so a server that
-/// turns it into a JavaScript number still echoes it exactly.
-pub const OWN_IDS_FROM: u64 = 1 << 52;
+/// JavaScript binding counts from 1) pass over the range from here to 2^31, so both can share one
+/// transport; and the ids a server sees stay below 2^31, which a server that reads ids as 32-bit
+/// integers takes too (number ids are the request numbers themselves, see
+/// [`crate::jsonrpc::IdFormat`]).
+pub const OWN_IDS_FROM: u64 = 1 << 30;
 
 /// A started server and the pipes the transport drives (made by `process::start`).
 pub(super) struct Started {
@@ -223,6 +228,7 @@ impl StdioTransport {
                 front_written: 0,
                 stdin: Some(started.stdin_raw),
                 broken: None,
+                id_format: config.request_id_format,
             }),
             backlog: AtomicUsize::new(0),
             broken: AtomicBool::new(false),
@@ -232,6 +238,7 @@ impl StdioTransport {
             stdout_eof: AtomicBool::new(false),
             flags: flags.clone(),
             max_message_bytes: config.max_message_bytes,
+            id_format: config.request_id_format,
             #[cfg(unix)]
             pipe: std::sync::OnceLock::new(),
             hand_over: caller_reads && config.hand_over_long_lines,
@@ -338,7 +345,8 @@ impl StdioTransport {
                     .deliver(r.id, Err(Error::Timeout { ms: 0 }), &mut immediate);
                 continue;
             }
-            let frame = jsonrpc::request_frame_json(r.id, r.method_json, r.params);
+            let frame =
+                jsonrpc::request_frame_json(r.id, shared.id_format, r.method_json, r.params);
             if let Err(full) = Writer::admits(queued, frame.len()) {
                 r.reply.deliver(r.id, Err(full), &mut immediate);
                 continue;

@@ -83,6 +83,8 @@ pub(super) struct Shared {
     pub(super) stdout_eof: AtomicBool,
     pub(super) flags: Arc<Flags>,
     pub(super) max_message_bytes: usize,
+    /// How request ids are written ([`StdioConfig::request_id_format`](super::StdioConfig)).
+    pub(super) id_format: crate::jsonrpc::IdFormat,
     /// Set once the stdout pipe was offered to grow (see [`super::pipe`]): the grant, if it grew.
     #[cfg(unix)]
     pub(super) pipe: std::sync::OnceLock<Option<super::pipe::Grant>>,

@@ -34,6 +34,8 @@ pub(super) struct Writer {
     /// Why stdin broke (`EPIPE`: the server closed its end), until the owner takes it to end
     /// the connection.
     pub(super) broken: Option<std::io::Error>,
+    /// How request ids are written (the `notifications/cancelled` of [`Writer::forget`]).
+    pub(super) id_format: crate::jsonrpc::IdFormat,
 }
 
 impl Writer {
@@ -162,7 +164,7 @@ impl Writer {
                 }
                 false
             }
-            _ if tell => self.send(None, jsonrpc::cancelled_frame(id, reason)),
+            _ if tell => self.send(None, jsonrpc::cancelled_frame(id, self.id_format, reason)),
             _ => false,
         }
     }
@@ -202,6 +204,7 @@ mod tests {
             front_written: 0,
             stdin: None,
             broken: None,
+            id_format: Default::default(),
         }
     }
 
