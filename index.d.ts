@@ -37,6 +37,13 @@ export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcRespo
 export interface MCPAuthConfig {
   type: 'oauth' | 'apikey'
   credentialId?: string
+  /** The token endpoint, kept for refreshing the credential (18.3.4). */
+  tokenUrl?: string
+  /** The OAuth client, kept for refreshing (18.3.4). */
+  clientId?: string
+  clientSecret?: string
+  /** The resource indicator (RFC 8707) used when refreshing (18.3.4). */
+  resource?: string
 }
 
 /** How outgoing JSON-RPC request ids are written (18.3.4 `requestIdFormat`). */
@@ -50,6 +57,19 @@ interface MCPServerConfigBase {
   auth?: MCPAuthConfig
   /** How request ids are written: JSON numbers (default), or `"string"`. */
   requestIdFormat?: MCPRequestIdFormat
+  /** Whether the server's instructions reach the agent (default true; the root manager's
+   * `getServerInstructions` honours it). */
+  instructions?: boolean
+  /** The agent's OAuth client settings for this server (its login flow reads them; carried as they are). */
+  oauth?: {
+    clientId?: string
+    clientSecret?: string
+    scope?: string
+    redirectUri?: string
+    callbackPort?: number
+    callbackPath?: string
+    prompt?: string
+  }
 }
 
 export interface MCPStdioServerConfig extends MCPServerConfigBase {
@@ -59,6 +79,10 @@ export interface MCPStdioServerConfig extends MCPServerConfigBase {
   args?: string[]
   /** Merged over `process.env`. */
   env?: Record<string, string>
+  /** `"literal"`: env values are the package's data as they are (the root manager resolves none). */
+  envPolicy?: 'literal'
+  /** Env keys whose values the root manager keeps as they are. */
+  envLiteralKeys?: string[]
   /** Default: the project directory ($PWD when it is the process's working directory). */
   cwd?: string
   /** [beyond] Longest accepted message line in bytes; longer ones are discarded. Default 128 MiB. */
@@ -71,6 +95,9 @@ export interface MCPHttpServerConfig extends MCPServerConfigBase {
   type: 'http'
   url: string
   headers?: Record<string, string>
+  /** `"origin-locked"`: header values are literal (the root manager resolves none); configured
+   * headers never go to another origin (the package's transports never follow a redirect to one). */
+  headerPolicy?: 'origin-locked'
   /** [beyond] Largest accepted SSE event or JSON body in bytes. Default 128 MiB. */
   maxMessageBytes?: number
 }
@@ -79,6 +106,8 @@ export interface MCPSseServerConfig extends MCPServerConfigBase {
   type: 'sse'
   url: string
   headers?: Record<string, string>
+  /** See MCPHttpServerConfig. */
+  headerPolicy?: 'origin-locked'
   /** [beyond] Largest accepted SSE event or JSON body in bytes. Default 128 MiB. */
   maxMessageBytes?: number
 }
@@ -86,16 +115,32 @@ export interface MCPSseServerConfig extends MCPServerConfigBase {
 export type MCPServerConfig = MCPStdioServerConfig | MCPHttpServerConfig | MCPSseServerConfig
 
 export interface MCPConfigFile {
+  $schema?: string
   mcpServers?: Record<string, MCPServerConfig>
+  /** Names hidden whatever a source says. */
   disabledServers?: string[]
+  /** Names shown although a read-only source disables them. */
+  enabledServers?: string[]
 }
 
 // ---------------------------------------------------------------------------------------------
 // Protocol
 
+/** An icon of a server, tool or resource. */
+export interface MCPIcon {
+  src: string
+  mimeType?: string
+  sizes?: string[]
+  theme?: 'light' | 'dark'
+}
+
 export interface MCPImplementation {
   name: string
+  title?: string
   version: string
+  description?: string
+  websiteUrl?: string
+  icons?: MCPIcon[]
 }
 
 export interface MCPClientCapabilities {
@@ -125,15 +170,33 @@ export interface MCPInitializeResult {
   instructions?: string
 }
 
+export interface MCPToolAnnotations {
+  title?: string
+  readOnlyHint?: boolean
+  destructiveHint?: boolean
+  idempotentHint?: boolean
+  openWorldHint?: boolean
+}
+
+export interface MCPToolExecution {
+  taskSupport?: 'forbidden' | 'optional' | 'required'
+}
+
 export interface MCPToolDefinition {
   name: string
+  title?: string
   description?: string
+  icons?: MCPIcon[]
   inputSchema: {
     type: 'object'
     properties?: Record<string, unknown>
     required?: string[]
     [key: string]: unknown
   }
+  outputSchema?: Record<string, unknown>
+  execution?: MCPToolExecution
+  annotations?: MCPToolAnnotations
+  _meta?: Record<string, unknown>
 }
 
 export interface MCPToolsListResult {
@@ -167,6 +230,8 @@ export type MCPContent = MCPTextContent | MCPImageContent | MCPResourceContent
 export interface MCPToolCallResult {
   content: MCPContent[]
   isError?: boolean
+  structuredContent?: Record<string, unknown>
+  _meta?: Record<string, unknown>
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -527,35 +592,86 @@ export declare function connectToServer(
   options?: MCPCurrentConnectOptions,
 ): Promise<MCPServerConnection>
 
+export interface MCPAnnotations {
+  audience?: ('user' | 'assistant')[]
+  priority?: number
+  lastModified?: string
+}
 /** A resource of `resources/list`. */
 export interface MCPResource {
   uri: string
   name: string
+  title?: string
   description?: string
   mimeType?: string
-  [key: string]: unknown
+  size?: number
+  annotations?: MCPAnnotations
 }
 /** A template of `resources/templates/list`. */
 export interface MCPResourceTemplate {
   uriTemplate: string
   name: string
+  title?: string
   description?: string
   mimeType?: string
-  [key: string]: unknown
+  annotations?: MCPAnnotations
+}
+export interface MCPResourcesListResult {
+  resources: MCPResource[]
+  nextCursor?: string
+}
+export interface MCPResourceTemplatesListResult {
+  resourceTemplates: MCPResourceTemplate[]
+  nextCursor?: string
+}
+export interface MCPResourceContentItem {
+  uri: string
+  mimeType?: string
+  text?: string
+  blob?: string
 }
 export interface MCPResourceReadResult {
-  contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>
+  contents: MCPResourceContentItem[]
+}
+export interface MCPResourceReadParams {
+  uri: string
+}
+export interface MCPResourceSubscribeParams {
+  uri: string
+}
+export interface MCPPromptArgument {
+  name: string
+  description?: string
+  required?: boolean
 }
 /** A prompt of `prompts/list`. */
 export interface MCPPrompt {
   name: string
+  title?: string
   description?: string
-  arguments?: Array<{ name: string; description?: string; required?: boolean }>
-  [key: string]: unknown
+  arguments?: MCPPromptArgument[]
+}
+export interface MCPPromptsListResult {
+  prompts: MCPPrompt[]
+  nextCursor?: string
+}
+export interface MCPAudioContent {
+  type: 'audio'
+  data: string
+  mimeType: string
+}
+export type MCPPromptContent = MCPTextContent | MCPImageContent | MCPAudioContent | MCPResourceContent
+export interface MCPPromptMessage {
+  role: 'user' | 'assistant'
+  content: MCPPromptContent | MCPPromptContent[]
+}
+export interface MCPGetPromptParams {
+  name: string
+  arguments?: Record<string, string>
 }
 export interface MCPGetPromptResult {
   description?: string
-  messages: Array<{ role: 'user' | 'assistant'; content: unknown }>
+  messages: MCPPromptMessage[]
 }
 
 /** All resources (paged), cached on `connection.resources`; `[]` without the capability. */
@@ -830,8 +946,9 @@ export interface MCPCurrentDiscoverOptions {
  */
 export declare class MCPManager<TTool = Tool> {
   /** The process-wide instance. */
-  static instance(): MCPManager<unknown> | undefined
-  static setInstance(value: MCPManager<unknown> | undefined): void
+  static instance(): MCPManager | undefined
+  // biome-ignore lint/suspicious/noExplicitAny: a manager of any tool type
+  static setInstance(value: MCPManager<any> | undefined): void
   static resetForTests(): void
   /**
    * The agent's positional arguments, then this package's options; a plain object in third place
@@ -856,6 +973,12 @@ export declare class MCPManager<TTool = Tool> {
   setAuthStorage(storage: AuthStorage): void
   setAuthHandler(handler: MCPAuthHandler | undefined): void
   discoverAndConnect(options?: MCPCurrentDiscoverOptions): Promise<MCPLoadResult<TTool>>
+  /** The browser-automation servers (the injected `isBrowserMCPServer`'s) disconnected when `enabled`,
+   * loaded and connected again when not; serialized with `reconcileProjectConfig`. */
+  reconcileBrowserFilter(enabled: boolean): Promise<void>
+  /** Project-level servers disconnected when `enabled` turns false, connected when it turns true
+   * (nothing before the first discovery). */
+  reconcileProjectConfig(enabled: boolean): Promise<void>
   connectServers(
     configs: Record<string, MCPServerConfig>,
     sources: Record<string, SourceMeta>,
@@ -896,7 +1019,9 @@ export declare class MCPManager<TTool = Tool> {
   ): Promise<MCPGetPromptResult | undefined>
   /** Each connected server's instructions, unless its config says `instructions: false`. */
   getServerInstructions(): Map<string, string>
-  prepareConfig(config: MCPServerConfig): Promise<MCPServerConfig>
+  /** The config a server is connected with: the OAuth credential injected (not with `oauth: false`;
+   * refreshed first with `forceRefresh`), env or header values resolved as the config allows. */
+  prepareConfig(config: MCPServerConfig, options?: { oauth?: boolean; forceRefresh?: boolean }): Promise<MCPServerConfig>
   getConnectedServers(): string[]
   getAllServerNames(): string[]
   disconnectServer(name: string): Promise<void>

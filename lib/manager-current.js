@@ -17,6 +17,8 @@ const { MCP_PROTOCOL_VERSION, withDeadline } = client
 const NOTIFICATION_BUFFER_CAP = 100
 const { messageOf } = require('./core.js')
 const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
+const { hooks, hookLogger } = require('./hooks.js')
+const { setGeneratedHeader } = require('./header-policy.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPServerConnection} MCPServerConnection */
@@ -80,7 +82,7 @@ function currentToolFactory(renderer) {
   }
 }
 
-/** @type {MCPManager<unknown> | undefined} */
+/** @type {MCPManager<any> | undefined} */
 let instance
 
 /**
@@ -88,12 +90,15 @@ let instance
  * @extends {base.MCPManager<TTool>}
  */
 class MCPManager extends base.MCPManager {
-  /** The process-wide instance (the agent's internal URL handlers and tools use it). */
+  /**
+   * The process-wide instance (the agent's internal URL handlers and tools use it).
+   * @returns {MCPManager | undefined}
+   */
   static instance() {
     return instance
   }
 
-  /** @param {MCPManager<unknown> | undefined} value */
+  /** @param {MCPManager<any> | undefined} value */
   static setInstance(value) {
     instance = value
   }
@@ -132,6 +137,8 @@ class MCPManager extends base.MCPManager {
     o.toolFactory ??= currentToolFactory(o.renderer)
     // The agent's protocol revision (SPEC 11.3).
     o.protocolVersion ??= MCP_PROTOCOL_VERSION
+    // The agent's injected logger, read at each line, unless one is given.
+    o.logger ??= hookLogger()
     super(cwd, toolCache, o, {
       profile: 'current',
       reconnect: off ? false : { ladderMs: [...policy.ladderMs], retryBaseMs: policy.retryBaseMs, retryMaxMs: policy.retryMaxMs },
@@ -148,6 +155,17 @@ class MCPManager extends base.MCPManager {
     this._authHandler = undefined
     /** @type {MCPCurrentDiscoverOptions | undefined} */
     this._discoverOptions = undefined
+    /** @type {Promise<unknown>} the discovery in progress (the project-config reconcile waits for it) */
+    this._discoveryInFlight = Promise.resolve()
+    /** @type {Promise<unknown>} the reconciles run one after the other */
+    this._reconcileTail = Promise.resolve()
+    // Without a loader of the caller's: the agent's injected `loadAllMCPConfigs`, else the
+    // package's discovery (SPEC 7), looked up at each load.
+    if (typeof loader !== 'function' && !o.loadConfigs) {
+      const own = this._loadConfigs
+      this._loadConfigs = (/** @type {string} */ cwd, /** @type {any} */ opts) =>
+        typeof hooks.loadAllMCPConfigs === 'function' ? hooks.loadAllMCPConfigs(cwd, opts) : own(cwd, opts)
+    }
     /** @type {Set<(serverName: string, method: string, params: unknown) => void>} */
     this._notificationListeners = new Set()
     /** @type {Array<{ server: string, method: string, params: unknown }>} */
@@ -502,7 +520,17 @@ class MCPManager extends base.MCPManager {
    * @param {MCPCurrentDiscoverOptions} [options]
    * @returns {Promise<MCPLoadResult<TTool>>}
    */
-  async discoverAndConnect(options) {
+  discoverAndConnect(options) {
+    const discovery = this._discoverAndConnect(options)
+    this._discoveryInFlight = discovery.catch(() => undefined)
+    return discovery
+  }
+
+  /**
+   * @param {MCPCurrentDiscoverOptions} [options]
+   * @returns {Promise<MCPLoadResult<TTool>>}
+   */
+  async _discoverAndConnect(options) {
     const o = options || {}
     this._discoverOptions = { ...o }
     /** @type {import('../index.js').MCPLoadedConfigs} */
@@ -530,6 +558,115 @@ class MCPManager extends base.MCPManager {
     const result = await this.connectServers(loaded.configs || {}, loaded.sources || {}, o.onStatus, o.startupTimeoutMs)
     result.exaApiKeys = loaded.exaApiKeys || []
     return result
+  }
+
+  /**
+   * 18.3.4: the browser-automation servers follow the agent's browser setting — when it turns on
+   * (`enabled`: the agent's own browser is in use) they are disconnected; when it turns off they
+   * are loaded again (the loader asked not to filter them) and connected. Which servers are
+   * browser servers is the agent's `isBrowserMCPServer` (injected); without it, none. Calls run
+   * one after the other, with `reconcileProjectConfig`'s.
+   * @param {boolean} enabled
+   * @returns {Promise<void>}
+   */
+  reconcileBrowserFilter(enabled) {
+    const next = this._reconcileTail.then(() => this._applyBrowserFilter(enabled))
+    this._reconcileTail = next.catch(() => undefined)
+    return next
+  }
+
+  /**
+   * 18.3.4: a live change of the agent's project-config setting — project-level servers are
+   * disconnected when it turns off (user-level servers they shadowed come back) and connected
+   * when it turns on. Nothing before the first discovery, which reads the setting itself.
+   * @param {boolean} enabled
+   * @returns {Promise<void>}
+   */
+  reconcileProjectConfig(enabled) {
+    const next = this._reconcileTail.then(() => this._applyProjectConfig(enabled))
+    this._reconcileTail = next.catch(() => undefined)
+    return next
+  }
+
+  /**
+   * The loader's answer with the discovery's options, `changes` over them.
+   * @param {MCPCurrentDiscoverOptions | undefined} o
+   * @param {{ enableProjectConfig?: boolean, filterBrowser?: boolean }} changes
+   */
+  _reload(o, changes) {
+    const load = /** @type {import('../index.js').MCPConfigLoader} */ (this._loadConfigs)
+    return load(this.cwd, {
+      enableProjectConfig: o?.enableProjectConfig ?? true,
+      filterExa: o?.filterExa ?? true,
+      filterBrowser: o?.filterBrowser,
+      extensionRoots: o?.extensionRoots,
+      disabledProviders: o?.disabledProviders ?? this._disabledProviders,
+      ...changes,
+    })
+  }
+
+  /** @param {boolean} enabled */
+  async _applyProjectConfig(enabled) {
+    await this._discoveryInFlight
+    const o = this._discoverOptions
+    if (!o || (o.enableProjectConfig ?? true) === enabled) return
+    this._discoverOptions = { ...o, enableProjectConfig: enabled }
+    const loaded = await this._reload(o, { enableProjectConfig: enabled })
+    const sources = loaded.sources || {}
+    const configs = loaded.configs || {}
+    // Every server whose resolution depends on the setting: the project-level ones known now and
+    // those the new load has.
+    const affected = new Set(this.getAllServerNames().filter((name) => this.getSource(name)?.level === 'project'))
+    for (const name of Object.keys(sources)) if (sources[name]?.level === 'project') affected.add(name)
+    if (affected.size === 0) return
+    await Promise.all([...affected].map((name) => this.disconnectServer(name)))
+    /** @type {Record<string, MCPServerConfig>} */
+    const again = {}
+    /** @type {Record<string, SourceMeta>} */
+    const againSources = {}
+    for (const name of affected) {
+      if (!configs[name]) continue
+      again[name] = configs[name]
+      if (sources[name]) againSources[name] = sources[name]
+    }
+    if (Object.keys(again).length === 0) return
+    await this.connectServers(again, againSources, o.onStatus, o.startupTimeoutMs)
+  }
+
+  /** @param {boolean} enabled */
+  async _applyBrowserFilter(enabled) {
+    const o = this._discoverOptions
+    const isBrowser = hooks.isBrowserMCPServer
+    /** @param {string} name @param {MCPServerConfig | undefined} config */
+    const browser = (name, config) => {
+      if (typeof isBrowser !== 'function' || !config) return false
+      try {
+        return Boolean(isBrowser(name, config))
+      } catch (error) {
+        this._logger.warn('isBrowserMCPServer failed', { path: `mcp:${name}`, error })
+        return false
+      }
+    }
+    const loaded = await this._reload(o, { filterBrowser: false })
+    /** @type {Record<string, MCPServerConfig>} */
+    const configs = {}
+    /** @type {Record<string, SourceMeta>} */
+    const sources = {}
+    for (const [name, config] of Object.entries(loaded.configs || {})) {
+      if (!browser(name, config)) continue
+      configs[name] = config
+      const source = loaded.sources?.[name]
+      if (source) sources[name] = source
+    }
+    if (!enabled) {
+      await this.connectServers(configs, sources, o?.onStatus, o?.startupTimeoutMs)
+      this._discoverOptions = { ...o, filterBrowser: false }
+      return
+    }
+    const names = new Set(Object.keys(configs))
+    for (const name of this.getAllServerNames()) if (browser(name, this.getServerConfig(name))) names.add(name)
+    await Promise.all([...names].map((name) => this.disconnectServer(name)))
+    this._discoverOptions = { ...o, filterBrowser: true }
   }
 
   /**
@@ -643,6 +780,123 @@ class MCPManager extends base.MCPManager {
   _rebuildTools() {
     super._rebuildTools()
     sortMCPToolsByName(/** @type {Array<{ name: string }>} */ (/** @type {unknown} */ (this._tools)))
+  }
+
+  /**
+   * 18.3.4 `prepareConfig`: a copy of `config` with the OAuth credential injected (unless
+   * `opts.oauth` is false) as a generated `Authorization` header (http, sse; it replaces a
+   * configured one in any case) or `OAUTH_ACCESS_TOKEN` (stdio), and the config's values resolved:
+   * env values (not with `envPolicy: "literal"`; `envLiteralKeys` kept as they are) or headers
+   * (not with `headerPolicy: "origin-locked"`), an empty result dropped. The credential comes
+   * through the agent's injected `lookupMcpOAuthCredential` and
+   * `refreshStoredManagedMcpOAuthCredential` (refreshed ahead of its expiry; `opts.forceRefresh`
+   * always) when both are given, else from the auth storage by `auth.credentialId`; values
+   * through the injected `resolveConfigValue`, else the manager's.
+   * @param {MCPServerConfig} config
+   * @param {{ oauth?: boolean, forceRefresh?: boolean }} [opts]
+   * @returns {Promise<MCPServerConfig>}
+   */
+  async prepareConfig(config, opts) {
+    /** @type {Record<string, any>} */
+    let out = { ...config }
+    const http = out.type === 'http' || out.type === 'sse'
+    const credential = opts?.oauth === false ? undefined : await this._credentialFor(config, opts)
+    if (credential) {
+      if (http) {
+        const headers = { ...out.headers }
+        setGeneratedHeader(headers, 'Authorization', `Bearer ${credential.access}`)
+        out = { ...out, headers }
+      } else {
+        out = { ...out, env: { ...out.env, OAUTH_ACCESS_TOKEN: credential.access } }
+      }
+    }
+    const resolve = typeof hooks.resolveConfigValue === 'function' ? hooks.resolveConfigValue : this._resolveValue
+    /** @param {string} key @param {unknown} value */
+    const resolved = async (key, value) => {
+      try {
+        return await resolve(value)
+      } catch (err) {
+        this._logger.warn(`MCP config value "${key}" could not be resolved: ${messageOf(err)}`)
+        return undefined
+      }
+    }
+    if (!http && out.env && typeof out.env === 'object' && out.envPolicy !== 'literal') {
+      // A null prototype: a `__proto__` key is a variable like any other.
+      /** @type {Record<string, string>} */
+      const env = Object.create(null)
+      const literal = new Set(Array.isArray(out.envLiteralKeys) ? out.envLiteralKeys : [])
+      for (const [key, value] of Object.entries(out.env)) {
+        if (literal.has(key)) {
+          env[key] = value
+          continue
+        }
+        const v = await resolved(key, value)
+        if (v) env[key] = v
+      }
+      out = { ...out, env }
+    } else if (http && out.headers && typeof out.headers === 'object' && out.headerPolicy !== 'origin-locked') {
+      /** @type {Record<string, string>} */
+      const headers = {}
+      for (const [key, value] of Object.entries(out.headers)) {
+        const v = await resolved(key, value)
+        if (v) headers[key] = v
+      }
+      out = { ...out, headers }
+    }
+    return /** @type {MCPServerConfig} */ (out)
+  }
+
+  /**
+   * The OAuth credential to inject for `config`, or undefined (none, or a failure, logged).
+   * @param {MCPServerConfig} config
+   * @param {{ forceRefresh?: boolean } | undefined} opts
+   * @returns {Promise<{ access: string } | undefined>}
+   */
+  async _credentialFor(config, opts) {
+    const storage = this._authStorage
+    if (!storage) return undefined
+    const c = /** @type {Record<string, any>} */ (config)
+    const lookup = hooks.lookupMcpOAuthCredential
+    const refresh = hooks.refreshStoredManagedMcpOAuthCredential
+    if (typeof lookup === 'function' && typeof refresh === 'function') {
+      /** @type {{ credentialId: unknown, credential?: { access?: string } } | undefined} */
+      let found
+      try {
+        found = lookup(storage, config)
+      } catch (error) {
+        this._logger.warn('Failed to resolve OAuth credential', { error })
+        return undefined
+      }
+      if (!found) return undefined
+      const credentialId = found.credentialId
+      try {
+        const result = await refresh(storage, credentialId, {
+          serverUrl: c.type === 'http' || c.type === 'sse' ? c.url : undefined,
+          auth: c.auth,
+          forceRefresh: opts?.forceRefresh,
+          keepCredentialOnRefreshFailure: true,
+          onRefreshFailure: (/** @type {unknown} */ error) =>
+            this._logger.warn('MCP OAuth refresh failed, using existing token', { credentialId, error }),
+        })
+        if (result?.removed) this._logger.warn('MCP OAuth refresh failed definitively; cleared credential', { credentialId })
+        const access = result?.credential?.access
+        return typeof access === 'string' && access !== '' ? { access } : undefined
+      } catch (error) {
+        this._logger.warn('Failed to resolve OAuth credential', { credentialId, error })
+        return undefined
+      }
+    }
+    // The package's own: the stored credential named by `auth.credentialId` (SPEC 6.3).
+    const auth = c.auth
+    if (!auth || auth.type !== 'oauth' || !auth.credentialId) return undefined
+    try {
+      const credential = /** @type {{ type?: string, access?: unknown } | null | undefined} */ (await storage.get(auth.credentialId))
+      const access = credential?.type === 'oauth' ? credential.access : undefined
+      return typeof access === 'string' && access !== '' ? { access } : undefined
+    } catch (err) {
+      this._logger.warn('MCP auth storage lookup failed', { credentialId: auth.credentialId, error: messageOf(err) })
+      return undefined
+    }
   }
 
   /**

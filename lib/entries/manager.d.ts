@@ -19,8 +19,8 @@ export type {
   MCPLoadedConfigs,
   Tool,
 } from '../../index'
-/** [beyond] SPEC 6.2 tool names: `mcp_<server part>_<tool part>`. */
-export declare function createMCPToolName(serverName: string, toolName: string): string
+/** The tool objects' names (the same function as mcp-native/tool-bridge's). */
+export { createMCPToolName } from './tool-bridge'
 /** [beyond] SPEC 6.2 text of a tool result. */
 export declare function formatToolResult(result: MCPToolCallResult): string
 /** [beyond] The default `loadConfigs`: `loadAllMCPConfigs` (SPEC 7). */

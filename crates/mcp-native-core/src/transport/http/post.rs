@@ -21,10 +21,15 @@ use crate::transport::{AuthRefusal, Era, MAX_AUTH_RETRIES, MAX_TIMEOUT_MS};
 const RESERVE_AT_MOST: usize = 32 * 1024 * 1024;
 
 /// The configured headers as a map; a value with CR or LF (or otherwise invalid) is an error
-/// that names the header, never its value.
+/// that names the header, never its value. `MCP-Protocol-Version` (any case) is left out: the
+/// client sends the negotiated one, and a config never injects its own (the agent's rule since
+/// 18.3.4).
 pub(super) fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, Error> {
     let mut map = HeaderMap::new();
     for (name, value) in headers {
+        if name.eq_ignore_ascii_case("mcp-protocol-version") {
+            continue;
+        }
         if value.contains(['\r', '\n']) {
             return Err(Error::InvalidConfig(format!(
                 "header \"{name}\" contains CR or LF"
@@ -195,18 +200,17 @@ fn wants_authorization(status: u16, www_authenticate: Option<&str>) -> bool {
 }
 
 impl Inner {
-    /// The headers of a POST (SPEC 3.3): defaults, the config's, then the session (legacy era)
-    /// and the protocol version, then `extra` (the request's own), then the authorization.
+    /// The headers of a POST (SPEC 3.3): the config's, then the client's own over them (the
+    /// agent's rule since 18.3.4: a configured header never replaces a protocol header, in any
+    /// case of its name) — the content type and `Accept`, the session (legacy era) and the
+    /// protocol version — then `extra` (the request's own), then the authorization.
     async fn post_headers(&self, extra: &[(String, String)]) -> Result<HeaderMap, Error> {
-        let mut headers = HeaderMap::new();
+        let mut headers = self.headers.clone()?;
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         headers.insert(
             "accept",
             HeaderValue::from_static("application/json, text/event-stream"),
         );
-        for (name, value) in self.headers.as_ref().map_err(Clone::clone)? {
-            headers.insert(name, value.clone());
-        }
         if self.era() == Era::Legacy
             && let Some(session) = lock(&self.session).as_deref()
             && let Ok(v) = HeaderValue::from_str(session)
