@@ -98,7 +98,7 @@ describe('prepareConfig (18.3.4)', () => {
     const env = JSON.parse('{"__proto__":"P"}')
     const out = await m.prepareConfig({ command: 'x', env })
     expect(Object.keys(out.env)).toEqual(['__proto__'])
-    expect(out.env.__proto__).toBe('<P>')
+    expect(Object.getOwnPropertyDescriptor(out.env, '__proto__')?.value).toBe('<P>')
   })
 })
 

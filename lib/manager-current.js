@@ -888,7 +888,7 @@ class MCPManager extends base.MCPManager {
     }
     // The package's own: the stored credential named by `auth.credentialId` (SPEC 6.3).
     const auth = c.auth
-    if (!auth || auth.type !== 'oauth' || !auth.credentialId) return undefined
+    if (auth?.type !== 'oauth' || !auth.credentialId) return undefined
     try {
       const credential = /** @type {{ type?: string, access?: unknown } | null | undefined} */ (await storage.get(auth.credentialId))
       const access = credential?.type === 'oauth' ? credential.access : undefined
