@@ -788,7 +788,13 @@ export {
   getMCPServer,
   listMCPServers,
   getMCPConfigPath,
+  readDisabledServers,
+  setServerDisabled,
+  readEnabledServers,
+  setServerForceEnabled,
+  setMcpServerEnabled,
 } from './lib/entries/config-writer'
+export type { SetMcpServerEnabledOptions } from './lib/entries/config-writer'
 export { discoverAndLoadMCPTools } from './lib/entries/loader'
 export { loadAllMCPConfigs, validateServerConfig, isExaMCPServer, filterExaMCPServers, extractExaApiKey } from './lib/entries/config'
 export type { LoadMCPConfigsOptions, LoadMCPConfigsResult, ExaFilterResult, MCPConfigProviderId } from './lib/entries/config'

@@ -66,6 +66,11 @@ describe('exports', () => {
         'DeferredMCPTool',
         'createMCPToolName',
         'parseMCPToolName',
+        'writeMCPConfigFile',
+        'validateServerName',
+        'addMCPServer',
+        'updateMCPServer',
+        'removeMCPServer',
         'discoverAndLoadMCPTools',
       ],
     })

@@ -15,6 +15,7 @@ mod client_options;
 pub mod config;
 mod convert;
 mod errors;
+pub mod file_lock;
 pub mod files;
 mod host;
 mod hot;

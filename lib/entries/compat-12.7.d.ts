@@ -16,11 +16,6 @@ export {
   ToolAbortError,
   MCPToolCache,
   readMCPConfigFile,
-  writeMCPConfigFile,
-  validateServerName,
-  addMCPServer,
-  updateMCPServer,
-  removeMCPServer,
   getMCPServer,
   listMCPServers,
   getMCPConfigPath,
@@ -38,6 +33,13 @@ export {
 export { MCPManager, createMCPManager } from './compat-12.7/manager'
 export { connectToServer } from './compat-12.7/client'
 export { callMCP } from './compat-12.7/json-rpc'
+export {
+  writeMCPConfigFile,
+  validateServerName,
+  addMCPServer,
+  updateMCPServer,
+  removeMCPServer,
+} from './compat-12.7/config-writer'
 export {
   discoverAndLoadMCPTools,
   type MCPToolsLoadOptions,

@@ -1,5 +1,5 @@
 'use strict'
-// mcp-native/config-writer: mirrors the reference module `config-writer.ts` (plus getMCPConfigPath).
+// mcp-native/config-writer: the agent's 18.3.4 `config-writer.ts` (SPEC 11.4; plus getMCPConfigPath).
 const writer = require('../config-writer.js')
 
 exports.readMCPConfigFile = writer.readMCPConfigFile
@@ -10,6 +10,11 @@ exports.updateMCPServer = writer.updateMCPServer
 exports.removeMCPServer = writer.removeMCPServer
 exports.getMCPServer = writer.getMCPServer
 exports.listMCPServers = writer.listMCPServers
+exports.readDisabledServers = writer.readDisabledServers
+exports.setServerDisabled = writer.setServerDisabled
+exports.readEnabledServers = writer.readEnabledServers
+exports.setServerForceEnabled = writer.setServerForceEnabled
+exports.setMcpServerEnabled = writer.setMcpServerEnabled
 exports.getMCPConfigPath = writer.getMCPConfigPath
 
 /**

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 
+pub mod lock;
+
 /// Mode of a written config file: it may hold tokens in `headers` or `env`. (Windows: an
 /// access list with the current user alone, `crate::windows::owner_only`.)
 #[cfg(unix)]

@@ -17,7 +17,8 @@
 //! - [`runtime`]: the crate's own tokio runtime and the registry of live child process groups.
 //! - [`sync`]: the one place where lock poisoning is decided ([`sync::Locked`]).
 //! - [`cache`]: the tool cache's SQLite store (the agent's `cache` table, expiry, upserts).
-//! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories.
+//! - [`files`]: config-file reads that tell "absent" apart, atomic writes, private directories,
+//!   and the config writer's cross-process lock (`files::lock`).
 
 #![warn(missing_docs)]
 
