@@ -95,6 +95,10 @@ export interface MCPHttpServerConfig extends MCPServerConfigBase {
   type: 'http'
   url: string
   headers?: Record<string, string>
+  /** [beyond] Configured headers never replace the protocol headers (content type, `Accept`), and a
+   * configured `MCP-Protocol-Version` is dropped: the agent's rule (18.3.4), which the root's client,
+   * manager and `createTransport` set. Without it (12.7, SPEC 3.3) configured headers override them. */
+  protocolHeadersWin?: boolean
   /** `"origin-locked"`: header values are literal (the root manager resolves none); configured
    * headers never go to another origin (the package's transports never follow a redirect to one). */
   headerPolicy?: 'origin-locked'
@@ -798,8 +802,23 @@ export type { SetMcpServerEnabledOptions } from './lib/entries/config-writer'
 export { discoverAndLoadMCPTools } from './lib/entries/loader'
 export { loadAllMCPConfigs, validateServerConfig, isExaMCPServer, filterExaMCPServers, extractExaApiKey } from './lib/entries/config'
 export type { LoadMCPConfigsOptions, LoadMCPConfigsResult, ExaFilterResult, MCPConfigProviderId } from './lib/entries/config'
-export { analyzeAuthError, detectAuthError, discoverOAuthEndpoints, extractOAuthEndpoints } from './lib/entries/oauth-discovery'
-export type { AuthDetectionResult, OAuthEndpoints, DiscoverOAuthEndpointsOptions } from './lib/entries/oauth-discovery'
+export {
+  analyzeAuthError,
+  detectAuthError,
+  discoverOAuthEndpoints,
+  extractOAuthEndpoints,
+  extractMcpAuthServerUrl,
+  extractOAuthChallengeScopes,
+  rfc9728ProtectedResourceMetadataUrl,
+  fetchResourceMetadataScopes,
+  buildWellKnownUrls,
+} from './lib/entries/oauth-discovery'
+export type {
+  AuthDetectionResult,
+  OAuthEndpoints,
+  DiscoverOAuthEndpointsOptions,
+  FetchResourceMetadataScopesOptions,
+} from './lib/entries/oauth-discovery'
 export { MCPOAuthFlow } from './lib/entries/oauth-flow'
 export type { MCPOAuthConfig, OAuthController, OAuthCredentials, MCPOAuthFlowOptions } from './lib/entries/oauth-flow'
 export type { MCPToolsLoadOptions, MCPToolsLoadResult, LoadedMCPTool, AgentStorage } from './lib/entries/loader'

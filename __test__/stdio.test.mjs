@@ -59,6 +59,7 @@ describe('exports', () => {
       esmMissing: {},
       differsFromRoot: [
         'callMCP',
+        'createTransport',
         'connectToServer',
         'MCPManager',
         'createMCPManager',
@@ -72,6 +73,9 @@ describe('exports', () => {
         'updateMCPServer',
         'removeMCPServer',
         'discoverAndLoadMCPTools',
+        'analyzeAuthError',
+        'discoverOAuthEndpoints',
+        'extractOAuthEndpoints',
       ],
     })
     expect(typeof transports.StdioTransport).toBe('function')

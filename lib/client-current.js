@@ -10,6 +10,7 @@
 const { hookLogger, projectDir } = require('./hooks.js')
 const path = require('node:path')
 const url = require('node:url')
+const { createSseTransport } = require('./sse.js')
 const base = require('./client.js')
 const { resolveMCPTimeoutMs, describeMCPTimeout } = require('./timeout.js')
 
@@ -53,6 +54,19 @@ class MCPConnectionTimeoutError extends Error {
 }
 
 /**
+ * 18.3.4 `createTransport`: a connected transport of the config's type; `type: "sse"` is the
+ * legacy HTTP+SSE transport; an HTTP transport gets a copy of the config with the agent's header
+ * rule (`protocolHeadersWin`).
+ * @param {MCPServerConfig} config
+ */
+async function createTransport(config) {
+  if (config?.type === 'sse') return createSseTransport(config)
+  // The agent's header rule (protocol headers win) for an HTTP server.
+  if (config?.type === 'http') return base.createTransport({ ...config, protocolHeadersWin: true })
+  return base.createTransport(config)
+}
+
+/**
  * The config as the package's transports take it: the deadline resolved as the agent resolves it,
  * 0 (none) as the longest the package has.
  * @template {MCPServerConfig} C
@@ -61,7 +75,10 @@ class MCPConnectionTimeoutError extends Error {
  */
 function withDeadline(config) {
   const ms = resolveMCPTimeoutMs(config?.timeout)
-  return { ...config, timeout: ms > 0 ? ms : NO_DEADLINE }
+  // `type: "sse"` is the legacy HTTP+SSE transport itself at the root (18.3.4), not a fallback;
+  // and configured headers never replace the protocol headers (18.3.4; 12.7 let them).
+  const legacy = config?.type === 'sse' ? { legacyOnly: true } : undefined
+  return { ...config, timeout: ms > 0 ? ms : NO_DEADLINE, protocolHeadersWin: true, ...legacy }
 }
 
 /**
@@ -259,7 +276,7 @@ module.exports = {
   callTool: base.callTool,
   disconnectServer: base.disconnectServer,
   serverSupportsTools: base.serverSupportsTools,
-  createTransport: base.createTransport,
+  createTransport,
   MCPClient: base.MCPClient,
   MCPConnectionTimeoutError,
   listResources,

@@ -583,6 +583,10 @@ function nativeConfig(config) {
       timeout: c.timeout,
       maxMessageBytes: c.maxMessageBytes,
       requestIdFormat: c.requestIdFormat,
+      // The root's `type: "sse"` (lib/client-current.js withDeadline, lib/sse.js): legacy from the start.
+      legacyOnly: type === 'sse' && /** @type {{ legacyOnly?: unknown }} */ (c).legacyOnly === true,
+      // The root's header rule (lib/client-current.js withDeadline): protocol headers win.
+      protocolHeadersWin: /** @type {{ protocolHeadersWin?: unknown }} */ (c).protocolHeadersWin === true,
     })
   }
   if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')
@@ -1246,10 +1250,15 @@ class HttpTransport extends NativeTransport {
     if (this._connected) return
     if (this._closing) await this._closing
     if (this._connected) return
-    const err = this._native.connect(nativeConfig(this.config))
+    const err = this._native.connect(nativeConfig(this._transportConfig()))
     if (err) throw makeError(err)
     this._syncListeners()
     this._connected = true
+  }
+
+  /** The config the native transport is made with (the legacy transport's adds `legacyOnly`). */
+  _transportConfig() {
+    return this.config
   }
 
   /**

@@ -24,15 +24,13 @@ export {
   isExaMCPServer,
   filterExaMCPServers,
   extractExaApiKey,
-  analyzeAuthError,
-  detectAuthError,
-  discoverOAuthEndpoints,
-  extractOAuthEndpoints,
   MCPOAuthFlow,
 } from '../../index'
 export { MCPManager, createMCPManager } from './compat-12.7/manager'
 export { connectToServer } from './compat-12.7/client'
 export { callMCP } from './compat-12.7/json-rpc'
+export { analyzeAuthError, detectAuthError, discoverOAuthEndpoints, extractOAuthEndpoints } from './compat-12.7/oauth-discovery'
+export type { AuthDetectionResult, OAuthEndpoints, DiscoverOAuthEndpointsOptions } from './compat-12.7/oauth-discovery'
 export {
   writeMCPConfigFile,
   validateServerName,

@@ -47,11 +47,10 @@ export type {
   LoadMCPConfigsOptions,
   LoadMCPConfigsResult,
   ExaFilterResult,
-  AuthDetectionResult,
-  OAuthEndpoints,
   MCPOAuthConfig,
 } from '../../../index'
 export type { MCPTool, MCPToolDetails, Tool } from './tool-bridge'
+export type { AuthDetectionResult, OAuthEndpoints } from './oauth-discovery'
 export type { MCPToolsLoadOptions, MCPToolsLoadResult } from './loader'
 export type MCPLoadResult<TTool = Tool> = Root.MCPLoadResult<TTool>
 export type MCPManagerOptions<TTool = Tool> = Root.MCPManagerOptions<TTool>

@@ -163,6 +163,8 @@ pub fn http_config(json: &str) -> Result<HttpConfig, Error> {
         timeout_ms: f.millis("timeout", DEFAULT_TIMEOUT_MS)?,
         max_message_bytes: f.bytes("maxMessageBytes", HTTP_MAX)?,
         legacy_fallback: f.opt_string("type")?.as_deref() == Some("sse"),
+        legacy_only: f.opt_string("type")?.as_deref() == Some("sse") && f.opt_bool("legacyOnly"),
+        protocol_headers_win: f.opt_bool("protocolHeadersWin"),
         request_id_format: IdFormat::from_setting(f.opt_string("requestIdFormat")?.as_deref()),
     })
 }

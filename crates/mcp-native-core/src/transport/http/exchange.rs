@@ -150,6 +150,26 @@ impl Inner {
         }
     }
 
+    /// Opens the legacy HTTP+SSE stream and sends this first request on it, within the deadline.
+    async fn exchange_opening_legacy(
+        self: Arc<Self>,
+        plan: &Plan,
+        frame: Bytes,
+        deadline: &ExchangeDeadline,
+    ) -> Reading {
+        let legacy = match deadline.run(self.clone().start_legacy()).await {
+            Some(r) => r?,
+            None => {
+                return Err(Error::Timeout {
+                    ms: deadline.reported_ms(),
+                });
+            }
+        };
+        self.exchange_legacy(&legacy, plan, frame, deadline)
+            .await
+            .map(Answer::Result)
+    }
+
     /// One request: POST, then read the JSON or SSE reply, all within the deadline.
     async fn exchange(
         self: Arc<Self>,
@@ -164,6 +184,10 @@ impl Inner {
                 .await
                 .map(Answer::Result);
         }
+        // A legacy-only transport opens the stream for its first (session-opening) request.
+        if self.config.legacy_only && plan.opens_session {
+            return self.exchange_opening_legacy(plan, frame, deadline).await;
+        }
         // Only the very first POST, a session-opening one, may turn out to need the legacy
         // protocol.
         let may_fall_back = plan.opens_session
@@ -177,18 +201,7 @@ impl Inner {
                 status: 400 | 404 | 405,
                 ..
             })) if may_fall_back => {
-                let legacy = match deadline.run(self.clone().start_legacy()).await {
-                    Some(r) => r?,
-                    None => {
-                        return Err(Error::Timeout {
-                            ms: deadline.reported_ms(),
-                        });
-                    }
-                };
-                return self
-                    .exchange_legacy(&legacy, plan, frame, deadline)
-                    .await
-                    .map(Answer::Result);
+                return self.exchange_opening_legacy(plan, frame, deadline).await;
             }
             Some(r) => r?,
             None => return Err(self.request_timed_out(plan, deadline)),

@@ -117,6 +117,16 @@ pub struct HttpConfig {
     /// 405, fall back to the legacy HTTP+SSE protocol of revision 2024-11-05.
     #[serde(default)]
     pub legacy_fallback: bool,
+    /// `type: "sse"` as the agent means it since 18.3.4: the legacy HTTP+SSE protocol from the
+    /// start (the stream is opened first, no Streamable HTTP POST is tried).
+    #[serde(default)]
+    pub legacy_only: bool,
+    /// The agent's header rule since 18.3.4: configured headers never replace the client's
+    /// protocol headers (content type, `Accept`), and a configured `MCP-Protocol-Version` is
+    /// dropped. Without it (12.7, SPEC 3.3) configured headers override the content type and
+    /// `Accept`.
+    #[serde(default)]
+    pub protocol_headers_win: bool,
     /// How request ids are written (the agent's `requestIdFormat`): numbers by default.
     #[serde(default)]
     pub request_id_format: crate::jsonrpc::IdFormat,
@@ -131,6 +141,8 @@ impl HttpConfig {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             legacy_fallback: false,
+            legacy_only: false,
+            protocol_headers_win: false,
             request_id_format: Default::default(),
         }
     }
@@ -204,7 +216,7 @@ impl HttpTransport {
     pub fn new(config: HttpConfig, sink: Arc<dyn EventSink>) -> Result<Self, Error> {
         let client = crate::net::client().map_err(Error::Io)?;
         let lean = Mutex::new(lean_pool(&config.url));
-        let headers = post::header_map(&config.headers);
+        let headers = post::header_map(&config.headers, config.protocol_headers_win);
         let url =
             url::Url::parse(&config.url).map_err(|e| Error::InvalidConfig(format!("url: {e}")));
         Ok(HttpTransport {

@@ -21,13 +21,16 @@ use crate::transport::{AuthRefusal, Era, MAX_AUTH_RETRIES, MAX_TIMEOUT_MS};
 const RESERVE_AT_MOST: usize = 32 * 1024 * 1024;
 
 /// The configured headers as a map; a value with CR or LF (or otherwise invalid) is an error
-/// that names the header, never its value. `MCP-Protocol-Version` (any case) is left out: the
-/// client sends the negotiated one, and a config never injects its own (the agent's rule since
-/// 18.3.4).
-pub(super) fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, Error> {
+/// that names the header, never its value. With `protocol_headers_win`, `MCP-Protocol-Version`
+/// (any case) is left out: the client sends the negotiated one, and a config never injects its
+/// own (the agent's rule since 18.3.4).
+pub(super) fn header_map(
+    headers: &[(String, String)],
+    protocol_headers_win: bool,
+) -> Result<HeaderMap, Error> {
     let mut map = HeaderMap::new();
     for (name, value) in headers {
-        if name.eq_ignore_ascii_case("mcp-protocol-version") {
+        if protocol_headers_win && name.eq_ignore_ascii_case("mcp-protocol-version") {
             continue;
         }
         if value.contains(['\r', '\n']) {
@@ -200,17 +203,27 @@ fn wants_authorization(status: u16, www_authenticate: Option<&str>) -> bool {
 }
 
 impl Inner {
-    /// The headers of a POST (SPEC 3.3): the config's, then the client's own over them (the
-    /// agent's rule since 18.3.4: a configured header never replaces a protocol header, in any
-    /// case of its name) — the content type and `Accept`, the session (legacy era) and the
-    /// protocol version — then `extra` (the request's own), then the authorization.
+    /// The headers of a POST (SPEC 3.3): the content type and `Accept`, the config's over them
+    /// (12.7) or under them (`protocol_headers_win`, the agent's rule since 18.3.4: a configured
+    /// header never replaces a protocol header, in any case of its name), then the session
+    /// (legacy era) and the protocol version, then `extra` (the request's own), then the
+    /// authorization.
     async fn post_headers(&self, extra: &[(String, String)]) -> Result<HeaderMap, Error> {
-        let mut headers = self.headers.clone()?;
+        let configured = self.headers.as_ref().map_err(Clone::clone)?;
+        let mut headers = HeaderMap::new();
+        if self.config.protocol_headers_win {
+            headers.clone_from(configured);
+        }
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         headers.insert(
             "accept",
             HeaderValue::from_static("application/json, text/event-stream"),
         );
+        if !self.config.protocol_headers_win {
+            for (name, value) in configured {
+                headers.insert(name, value.clone());
+            }
+        }
         if self.era() == Era::Legacy
             && let Some(session) = lock(&self.session).as_deref()
             && let Ok(v) = HeaderValue::from_str(session)
