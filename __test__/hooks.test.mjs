@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { configureMCP as rootConfigure } from 'mcp-native'
 import { connectToServer, disconnectServer } from 'mcp-native/client'
 import { configureMCP, configuredHooks } from 'mcp-native/configure'
+import { discoverAndLoadMCPTools } from 'mcp-native/loader'
 import { resolveMCPTimeoutMs } from 'mcp-native/timeout'
 import { MCPTool, ToolAbortError } from 'mcp-native/tool-bridge'
 import { fixture } from './helpers.mjs'
@@ -25,6 +26,7 @@ const ALL = [
   'extractUriScheme',
   'getProjectDir',
   'logger',
+  'AgentStorage',
 ]
 const reset = () => configureMCP(Object.fromEntries(ALL.map((k) => [k, undefined])))
 afterEach(reset)
@@ -202,6 +204,52 @@ describe('the project directory and the logger', () => {
     } finally {
       if (before === undefined) delete process.env.OMP_MCP_TIMEOUT_MS
       else process.env.OMP_MCP_TIMEOUT_MS = before
+    }
+  })
+})
+
+describe('the agent storage', () => {
+  it('the loader opens the injected AgentStorage for its tool cache when none is given; a failing open means no cache', async () => {
+    const writes = []
+    const storage = {
+      getCache: () => null,
+      setCache: (key, value) => writes.push([key, JSON.parse(value).tools?.length ?? null]),
+    }
+    let opened = 0
+    configureMCP({
+      AgentStorage: {
+        open: async () => {
+          opened++
+          return storage
+        },
+      },
+    })
+    const loadConfigs = async () => ({ configs: { st: fixture([], { killGraceMs: 200 }) }, sources: {} })
+    const first = await discoverAndLoadMCPTools(process.cwd(), { loadConfigs, startupTimeoutMs: 0 })
+    try {
+      expect(opened).toBe(1)
+      expect(first.connectedServers).toEqual(['st'])
+      expect(writes.length).toBe(1)
+      expect(writes[0][0]).toMatch(/st/)
+      expect(writes[0][1]).toBeGreaterThan(0)
+    } finally {
+      await first.manager.disconnectAll()
+    }
+    const lines = []
+    configureMCP({
+      logger: { warn: (message) => lines.push(message) },
+      AgentStorage: {
+        open: async () => {
+          throw new Error('database is locked')
+        },
+      },
+    })
+    const second = await discoverAndLoadMCPTools(process.cwd(), { loadConfigs, startupTimeoutMs: 0 })
+    try {
+      expect(second.connectedServers).toEqual(['st'])
+      expect(lines).toContain('MCP tool cache unavailable')
+    } finally {
+      await second.manager.disconnectAll()
     }
   })
 })

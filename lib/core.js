@@ -565,6 +565,22 @@ class SignalWatch {
 }
 
 /**
+ * The agent's `hostHasInheritableConsole` (configureMCP), called now; undefined without it or when
+ * it throws or answers something else than a boolean.
+ * @returns {boolean | undefined}
+ */
+function injectedConsoleProbe() {
+  const probe = hooks.hostHasInheritableConsole
+  if (typeof probe !== 'function') return undefined
+  try {
+    const answer = probe()
+    return typeof answer === 'boolean' ? answer : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * A server config as Rust reads it (src/convert.rs), as JSON text: Rust checks and converts
  * every field; here only the environment is merged (stdio) and the timeout checked, so that a bad
  * one is a config error at connect rather than a surprise at the first request.
@@ -601,6 +617,8 @@ function nativeConfig(config) {
     maxMessageBytes: c.maxMessageBytes,
     killGraceMs: c.killGraceMs,
     requestIdFormat: c.requestIdFormat,
+    // Windows: the agent's injected console probe, when given (else Rust asks Windows).
+    hostHasConsole: process.platform === 'win32' ? injectedConsoleProbe() : undefined,
     callerReadsStdout: JS_READER,
     // The Rust I/O thread reads long lines (events 15, 16): the JS thread only parses them.
     handOverLongLines: JS_READER,

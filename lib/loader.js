@@ -4,6 +4,7 @@
 // `onStatus`, `startupTimeoutMs`), `mcp-native/compat-12.7/loader`'s the 12.7 one (`onConnecting`).
 
 const { messageOf } = require('./core.js')
+const { hooks, hookLogger } = require('./hooks.js')
 
 /** @typedef {import('../index.js').Tool} Tool */
 /** @typedef {import('./entries/loader.js').AgentStorage} AgentStorage */
@@ -29,7 +30,9 @@ function openCache(cacheStorage, logger) {
 }
 
 /**
- * SPEC 8.4 `discoverAndLoadMCPTools`. Every `MCPManager` option is passed to the manager.
+ * SPEC 8.4 `discoverAndLoadMCPTools`. Every `MCPManager` option is passed to the manager. Without
+ * `cacheStorage`, the cache is over the agent's injected `AgentStorage` (its `open()`), else the
+ * package's own store.
  * @template [TTool=Tool]
  * @param {string} cwd
  * @param {MCPToolsLoadOptions<TTool>} [options]
@@ -37,7 +40,18 @@ function openCache(cacheStorage, logger) {
  */
 async function discoverAndLoadMCPTools(cwd, options) {
   const { MCPManager } = require('./manager-current.js')
-  return /** @type {MCPToolsLoadResult<TTool>} */ (await load(MCPManager, cwd, options))
+  let given = options
+  // The agent's injected `AgentStorage` (18.3.4 opens it for the cache when none is given).
+  const Storage = hooks.AgentStorage
+  if (given?.cacheStorage === undefined && Storage && typeof Storage.open === 'function') {
+    try {
+      given = { ...given, cacheStorage: await Storage.open() }
+    } catch (error) {
+      hookLogger(given?.logger).warn('MCP tool cache unavailable', { error: String(error) })
+      given = { ...given, cacheStorage: null }
+    }
+  }
+  return /** @type {MCPToolsLoadResult<TTool>} */ (await load(MCPManager, cwd, given))
 }
 
 /**

@@ -146,6 +146,10 @@ pub fn stdio_config(json: &str) -> Result<(StdioConfig, u64), Error> {
         caller_reads_stdout: f.opt_bool("callerReadsStdout"),
         hand_over_long_lines: f.opt_bool("handOverLongLines"),
         request_id_format: IdFormat::from_setting(f.opt_string("requestIdFormat")?.as_deref()),
+        host_has_console: match f.get("hostHasConsole") {
+            Some(Value::Bool(b)) => Some(*b),
+            _ => None,
+        },
     };
     Ok((config, timeout))
 }
@@ -208,6 +212,27 @@ pub fn with_process_env(config: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_root_settings_are_read_from_the_config() {
+        let (stdio, _) =
+            stdio_config(r#"{"command":"x","requestIdFormat":"string","hostHasConsole":false}"#)
+                .unwrap();
+        assert_eq!(stdio.request_id_format, IdFormat::String);
+        assert_eq!(stdio.host_has_console, Some(false));
+        let (plain, _) = stdio_config(r#"{"command":"x","hostHasConsole":"yes"}"#).unwrap();
+        assert_eq!(plain.request_id_format, IdFormat::Number);
+        assert_eq!(plain.host_has_console, None);
+        let sse = http_config(
+            r#"{"type":"sse","url":"http://h/sse","legacyOnly":true,"protocolHeadersWin":true}"#,
+        )
+        .unwrap();
+        assert!(sse.legacy_only && sse.legacy_fallback && sse.protocol_headers_win);
+        // legacyOnly means something only for type "sse".
+        let http =
+            http_config(r#"{"type":"http","url":"http://h/mcp","legacyOnly":true}"#).unwrap();
+        assert!(!http.legacy_only && !http.legacy_fallback && !http.protocol_headers_win);
+    }
 
     #[test]
     fn config_errors_name_the_field_and_never_the_value() {

@@ -115,6 +115,11 @@ pub struct StdioConfig {
     /// How request ids are written (the agent's `requestIdFormat`): numbers by default.
     #[serde(default)]
     pub request_id_format: crate::jsonrpc::IdFormat,
+    /// Windows: whether the host has a console the server can share (a server's window is
+    /// hidden only when it has none), as the caller found it (the agent's injected
+    /// `hostHasInheritableConsole`); `None`: asked of Windows at each start.
+    #[serde(default)]
+    pub host_has_console: Option<bool>,
 }
 
 /// See [`StdioConfig::hand_over_long_lines`]: the partial line at which the transport takes
@@ -142,6 +147,7 @@ impl StdioConfig {
             caller_reads_stdout: false,
             hand_over_long_lines: false,
             request_id_format: Default::default(),
+            host_has_console: None,
         }
     }
 }

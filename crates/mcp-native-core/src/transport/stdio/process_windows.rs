@@ -72,7 +72,7 @@ pub(super) fn start(config: &StdioConfig, rt: &tokio::runtime::Handle) -> Result
         &cwd_text,
         &child_env(config),
         &RealFiles,
-        host_has_console(),
+        config.host_has_console.unwrap_or_else(host_has_console),
     );
     let mut cmd = tokio::process::Command::new(&launch.program);
     cmd.args(&launch.args)
