@@ -96,6 +96,12 @@ describe('callMCP at the root (18.3.4)', () => {
     setTimeout(() => ac.abort(), 20)
     const { error } = await p
     expect(error).toBe(ac.signal.reason)
+    // Already aborted: the fetch is still called (and rejects with the reason), as the agent's.
+    const before = calls.length
+    const gone = new Error('gone before')
+    const early = await settle(callMCP(url, 'echo', {}, { fetch: recording, signal: AbortSignal.abort(gone) }))
+    expect(early.error).toBe(gone)
+    expect(calls.length).toBe(before + 1)
     // An abort while the SSE body is read: the signal's reason too.
     const hang = new AbortController()
     const reading = settle(callMCP(url, 'sse-hang', {}, { signal: hang.signal }))

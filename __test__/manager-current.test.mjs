@@ -106,6 +106,9 @@ describe('startup (18.3.4)', () => {
       { type: 'failed', serverName: 'bad', error: message, sourcePath: '/cfg/.mcp.json' },
       connected('good'),
     ])
+    // A refused config is not known (18.3.4); a connected one is.
+    expect(m.getServerConfig('bad')).toBeUndefined()
+    expect(m.getServerConfig('good')).toMatchObject({ command: fixture().command })
   })
 
   it('18.1.5: a start that times out in its handshake is tried again at once, and its caller hears the retry through', async () => {
@@ -179,6 +182,8 @@ describe('reconnects (18.3.4)', () => {
     expect(events.filter((e) => e.type === 'connected')).toHaveLength(6)
     expect(events.filter((e) => e.type === 'reconnecting')).toHaveLength(6)
     expect(m.getConnectionStatus('storm')).toBe('disconnected')
+    // The torn-down connection is no longer handed out (18.3.4); its tools stay.
+    expect(m.getConnection('storm')).toBeUndefined()
     expect(names(m.getTools())).toEqual(toolsOf('storm'))
     await waitFor(() => processesWith(mk).length === 0)
     // Automatic reconnects stay off; the user's starts over.

@@ -298,9 +298,10 @@ async function readMcpJsonRpcResponse(response, expectedId, signal) {
       if (matched) return matched
     }
   } else {
-    const text = await response.text()
+    // The runtime's own JSON reader, as the agent's: its SyntaxError (Bun 1.3: "Failed to parse JSON").
+    const payload = await response.json()
     signal?.throwIfAborted()
-    const matched = select(JSON.parse(text))
+    const matched = select(payload)
     if (matched) return matched
   }
   signal?.throwIfAborted()
@@ -328,7 +329,7 @@ async function callMCPCurrent(url, method, params, options) {
   checkHeaders(headers)
   const given = options?.signal
   const timeout = options?.timeout ?? (given ? undefined : DEFAULT_TIMEOUT_MS)
-  given?.throwIfAborted()
+  // An aborted signal goes to the fetch too (which rejects with its reason), as the agent's does.
   const deadline = timeout === undefined ? undefined : AbortSignal.timeout(Math.max(0, Number(timeout)))
   const signal = given && deadline ? AbortSignal.any([given, deadline]) : (given ?? deadline)
   const fetchImpl = options?.fetch ?? fetch

@@ -145,6 +145,7 @@ class MCPManager extends base.MCPManager {
     })
     /** @type {MCPReconnectPolicy} */
     this.reconnectPolicy = policy
+    this._forgetRefused = true
     /** @type {Set<(event: McpConnectionStatusEvent) => void>} */
     this._statusListeners = new Set()
     /** @type {Map<number, { onStatus: (event: McpConnectionStatusEvent) => void, retrying: Set<string> }>} per `connectServers` call */
@@ -717,6 +718,10 @@ class MCPManager extends base.MCPManager {
         forwardedAfter = tracked?.retrying.delete(who) ?? false
         break
       default: {
+        // A connection that is gone (the crash-storm breaker's teardown, a failed reconnect) is
+        // no longer handed out (18.3.4); its tools stay.
+        const gone = this._connections.get(who)
+        if (gone && !gone.transport?.connected) this._connections.delete(who)
         const retry = tracked?.retrying.delete(who) ?? false
         forwardedAfter = retry
         const sourcePath = call != null && !retry ? this._sources.get(who)?.path : undefined

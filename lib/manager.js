@@ -195,6 +195,8 @@ class MCPManager {
     this._faces = new Map()
     /** @type {Map<string, number>} each server's latest tag */
     this._tags = new Map()
+    /** The root's rule: configs refused by validation are not kept (manager-current.js sets it). */
+    this._forgetRefused = false
     /** @type {Map<string, ServerStatus>} the status last reported for each server */
     this._statuses = new Map()
     /** @type {Map<string, TTool[]>} */
@@ -278,7 +280,12 @@ class MCPManager {
     /** @type {{ started: string[], connected: string[], errors: Array<[string, string]>, call: number }} */
     const start = JSON.parse(this._native.start(JSON.stringify(entries)))
     hooks.onStart?.(start)
-    for (const [name, message] of start.errors) errors.set(name, message)
+    for (const [name, message] of start.errors) {
+      errors.set(name, message)
+      // The root's: a config refused by validation is not known (18.3.4: getServerConfig has
+      // nothing for it).
+      if (this._forgetRefused && !this._connections.has(name) && !this._tags.has(name)) this._configs.delete(name)
+    }
     const onConnecting = hooks.onConnecting
     if (start.started.length > 0 && typeof onConnecting === 'function') {
       this._guard(() => onConnecting(start.started))

@@ -121,10 +121,10 @@ pub struct HttpConfig {
     /// start (the stream is opened first, no Streamable HTTP POST is tried).
     #[serde(default)]
     pub legacy_only: bool,
-    /// The agent's header rule since 18.3.4: configured headers never replace the client's
-    /// protocol headers (content type, `Accept`), and a configured `MCP-Protocol-Version` is
-    /// dropped. Without it (12.7, SPEC 3.3) configured headers override the content type and
-    /// `Accept`.
+    /// The agent's header rules since 18.3.4: configured headers never replace the client's
+    /// protocol headers (content type, `Accept`), a configured `MCP-Protocol-Version` is
+    /// dropped, and the session's DELETE carries `Accept: */*` and the protocol version. Without
+    /// it (12.7, SPEC 3.3) configured headers override the content type and `Accept`.
     #[serde(default)]
     pub protocol_headers_win: bool,
     /// How request ids are written (the agent's `requestIdFormat`): numbers by default.
@@ -624,12 +624,22 @@ impl Inner {
         if session.is_none() && !report {
             return true;
         }
+        // Read now: a connect that follows at once starts without a version.
+        let version = lock(&self.protocol_version).clone();
         let inner = self.clone();
         runtime::handle().spawn(async move {
             if let Some(session) = session {
                 let mut headers = inner.headers.clone().unwrap_or_default();
                 if let Ok(v) = HeaderValue::from_str(&session) {
                     headers.insert("mcp-session-id", v);
+                }
+                // The agent's DELETE (18.3.4): a fetch's default `Accept` and the negotiated
+                // protocol version, as on every request after initialize.
+                if inner.config.protocol_headers_win {
+                    headers.insert("accept", HeaderValue::from_static("*/*"));
+                    if let Some(v) = version.and_then(|v| HeaderValue::from_str(&v).ok()) {
+                        headers.insert("mcp-protocol-version", v);
+                    }
                 }
                 // The bearer token too (SPEC 10.1: every request to the endpoint carries it).
                 // On this transport's own connections when the lean client serves it (they
