@@ -99,6 +99,11 @@ export interface MCPHttpServerConfig extends MCPServerConfigBase {
    * configured `MCP-Protocol-Version` is dropped: the agent's rule (18.3.4), which the root's client,
    * manager and `createTransport` set. Without it (12.7, SPEC 3.3) configured headers override them. */
   protocolHeadersWin?: boolean
+  /** [beyond] The GET stream of server messages ending with nothing to resume from (or its
+   * resumption failing) closes the transport, so that a server that went away while idle is
+   * noticed: the agent's rule (18.3.4), which the root's client, manager and `createTransport` set.
+   * Without it (12.7) the stream is reconnected quietly. */
+  closeOnStreamLoss?: boolean
   /** `"origin-locked"`: header values are literal (the root manager resolves none); configured
    * headers never go to another origin (the package's transports never follow a redirect to one). */
   headerPolicy?: 'origin-locked'
@@ -406,6 +411,17 @@ export declare class HttpTransport implements MCPTransport {
   onNotification?: (method: string, params: unknown) => void
   /** [beyond] Answers server→client requests other than `ping`. */
   onRequest?: MCPRequestHandler
+  /**
+   * The agent's hook (18.3.4): a request or notification refused with HTTP 401 or 403 calls it,
+   * and the headers it resolves to replace the configured ones (for this and later requests)
+   * before the request is sent once more; that outcome is final (a second 401 is thrown). Never
+   * for a request the server accepted (an SSE reply whose resumption is refused fails as the lost
+   * answer). `null`, a throw or rejection (told to `onError`), anything but an object of strings,
+   * a header the config would refuse (a value with CR/LF), or no answer within the request's
+   * timeout (at most 60 s) leave the refusal's error as it was. Refusals that arrive while a call
+   * is in flight share it; a request made before new headers arrived is retried with them.
+   */
+  onAuthError?: () => Promise<Record<string, string> | null>
   /** Marks the transport connected; no I/O. */
   connect(): Promise<void>
   /**

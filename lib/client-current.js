@@ -5,7 +5,8 @@
 // `MCPConnectionTimeoutError`; `roots/list` answered with the project directory; resources,
 // resource templates (a server without the method has none), subscriptions and prompts, cached on
 // the connection as the agent reads them. Everything else is the 12.7 function API's (client.js),
-// which mcp-native/compat-12.7/client keeps whole.
+// which mcp-native/compat-12.7/client keeps whole — but the errors: here they are the agent's
+// (`MCPTransportError` …, lib/root-errors.js), on the functions and on the connection's transport.
 
 const { hookLogger, projectDir } = require('./hooks.js')
 const path = require('node:path')
@@ -13,6 +14,7 @@ const url = require('node:url')
 const { createSseTransport } = require('./sse.js')
 const base = require('./client.js')
 const { resolveMCPTimeoutMs, describeMCPTimeout } = require('./timeout.js')
+const { toAgentError, mapTransportErrors, transportKindOf } = require('./root-errors.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPServerConnection} MCPServerConnection */
@@ -62,7 +64,7 @@ class MCPConnectionTimeoutError extends Error {
 async function createTransport(config) {
   if (config?.type === 'sse') return createSseTransport(config)
   // The agent's header rule (protocol headers win) for an HTTP server.
-  if (config?.type === 'http') return base.createTransport({ ...config, protocolHeadersWin: true })
+  if (config?.type === 'http') return base.createTransport({ ...config, protocolHeadersWin: true, closeOnStreamLoss: true })
   return base.createTransport(config)
 }
 
@@ -76,9 +78,10 @@ async function createTransport(config) {
 function withDeadline(config) {
   const ms = resolveMCPTimeoutMs(config?.timeout)
   // `type: "sse"` is the legacy HTTP+SSE transport itself at the root (18.3.4), not a fallback;
-  // and configured headers never replace the protocol headers (18.3.4; 12.7 let them).
+  // configured headers never replace the protocol headers (18.3.4; 12.7 let them); and a GET
+  // stream that is lost closes the connection (18.3.4; 12.7 reconnected the stream quietly).
   const legacy = config?.type === 'sse' ? { legacyOnly: true } : undefined
-  return { ...config, timeout: ms > 0 ? ms : NO_DEADLINE, protocolHeadersWin: true, ...legacy }
+  return { ...config, timeout: ms > 0 ? ms : NO_DEADLINE, protocolHeadersWin: true, closeOnStreamLoss: true, ...legacy }
 }
 
 /**
@@ -119,13 +122,33 @@ async function connectToServer(name, config, options) {
     if (e?.code === 'MCP_TIMEOUT' && timeoutMs > 0 && /^Connection to MCP server .* timed out after/.test(String(e.message))) {
       throw Object.assign(new MCPConnectionTimeoutError(name, timeoutMs), { cause: error })
     }
-    throw error
+    throw toAgentError(error, { kind: transportKindOf(config), phase: 'connect', config })
   }
-  // The agent's connection object: its config as given, the server's instructions.
+  // The agent's connection object: its config as given, the server's instructions; its
+  // transport's requests and notifications fail as the agent's transports do.
   connection.config = config
+  mapTransportErrors(connection.transport, config)
   const instructions = client.instructions
   if (instructions !== undefined) connection.instructions = instructions
   return connection
+}
+
+/**
+ * `run()`, its failure as the agent's transports report it (lib/root-errors.js): for the root's
+ * own functions on any connection (a manager's too).
+ * @template T
+ * @param {MCPServerConnection} connection
+ * @param {string} method
+ * @param {() => Promise<T>} run
+ * @returns {Promise<T>}
+ */
+async function agentErrors(connection, method, run) {
+  const wasConnected = connection?.transport?.connected !== false
+  try {
+    return await run()
+  } catch (error) {
+    throw toAgentError(error, { kind: transportKindOf(connection?.config), phase: 'request', method, wasConnected })
+  }
 }
 
 /**
@@ -142,7 +165,7 @@ async function cachedList(connection, capability, method, key, cache, options) {
   if (!connection.capabilities?.[capability]) return []
   const c = /** @type {any} */ (connection)
   if (c[cache]) return c[cache]
-  const items = await base.listAll(connection, method, key, options)
+  const items = await agentErrors(connection, method, () => base.listAll(connection, method, key, options))
   c[cache] = items
   return items
 }
@@ -185,7 +208,7 @@ async function listResourceTemplates(connection, options) {
  * @returns {Promise<MCPResourceReadResult>}
  */
 function readResource(connection, uri, options) {
-  return base.rpc(connection, 'resources/read', { uri }, options)
+  return agentErrors(connection, 'resources/read', () => base.rpc(connection, 'resources/read', { uri }, options))
 }
 
 /**
@@ -199,7 +222,9 @@ function readResource(connection, uri, options) {
 async function eachUri(method, connection, uris, options) {
   if (!Array.isArray(uris) || uris.length === 0 || !connection.capabilities?.resources?.subscribe) return
   const { logger = hookLogger(), ...request } = options ?? {}
-  const results = await Promise.allSettled(uris.map((uri) => base.rpc(connection, method, { uri }, request)))
+  const results = await Promise.allSettled(
+    uris.map((uri) => agentErrors(connection, method, () => base.rpc(connection, method, { uri }, request))),
+  )
   for (const r of results) {
     if (r.status === 'rejected') {
       try {
@@ -252,7 +277,7 @@ function getPrompt(connection, name, args, options) {
   /** @type {Record<string, unknown>} */
   const params = { name }
   if (args && Object.keys(args).length > 0) params.arguments = args
-  return base.rpc(connection, 'prompts/get', params, options)
+  return agentErrors(connection, 'prompts/get', () => base.rpc(connection, 'prompts/get', params, options))
 }
 
 /** @param {MCPServerCapabilities} capabilities */
@@ -272,6 +297,8 @@ function serverSupportsPrompts(capabilities) {
 
 module.exports = {
   connectToServer,
+  // The 12.7 function's very objects (SPEC 11.3: where the profiles agree, the same objects): a
+  // connection of the root's connectToServer fails with the agent's errors by itself.
   listTools: base.listTools,
   callTool: base.callTool,
   disconnectServer: base.disconnectServer,

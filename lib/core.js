@@ -51,6 +51,13 @@ const CLOSED_EVENT_WAIT_MS = 15000
 // already be written, and one aborted then is cancelled at the server like any other.
 const FLUSH_AT = 8 * 4
 
+/**
+ * The longest an `onAuthError` call is awaited (HttpTransport): the request's timeout, and never
+ * more than this, so that a request without a deadline cannot hang on a callback that never
+ * answers. A token refresh is one HTTP exchange; a minute is far beyond it.
+ */
+const AUTH_ERROR_WAIT_MAX_MS = 60000
+
 /** @typedef {import('../native/index.js').NativeStdio} NativeStdio */
 /** @typedef {import('../native/index.js').NativeHttp} NativeHttp */
 /** @typedef {import('../index.js').MCPError} MCPError */
@@ -603,6 +610,8 @@ function nativeConfig(config) {
       legacyOnly: type === 'sse' && /** @type {{ legacyOnly?: unknown }} */ (c).legacyOnly === true,
       // The root's header rule (lib/client-current.js withDeadline): protocol headers win.
       protocolHeadersWin: /** @type {{ protocolHeadersWin?: unknown }} */ (c).protocolHeadersWin === true,
+      // The root's rule: a lost GET stream closes the transport (lib/client-current.js withDeadline).
+      closeOnStreamLoss: /** @type {{ closeOnStreamLoss?: unknown }} */ (c).closeOnStreamLoss === true,
     })
   }
   if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')
@@ -1200,6 +1209,32 @@ class StdioTransport extends NativeTransport {
 }
 
 /**
+ * Whether `err` is a request refused with HTTP 401 or 403 (a Rust `Error::Http`, src/errors.rs).
+ * Rust reports a status only for a refused POST (or a refused legacy stream): never once the
+ * server accepted the request (an SSE reply whose resumption is refused fails as the lost answer,
+ * src/transport/http/sse.rs), so a request retried after such a refusal was never accepted.
+ * @param {unknown} err
+ */
+function isAuthRefusal(err) {
+  const e = /** @type {{ code?: unknown, status?: unknown } | null | undefined} */ (err)
+  return e?.code === 'MCP_HTTP_ERROR' && (e.status === 401 || e.status === 403)
+}
+
+/**
+ * Whether `value` is an object of strings (what `onAuthError` may resolve to); never throws.
+ * @param {unknown} value
+ * @returns {value is Record<string, string>}
+ */
+function isHeaderObject(value) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  try {
+    return Object.values(value).every((v) => typeof v === 'string')
+  } catch {
+    return false
+  }
+}
+
+/**
  * MCP transport over Streamable HTTP (POST per message; JSON or SSE replies).
  * @extends {NativeTransport<NativeHttp, MCPHttpConfig>}
  * @implements {DeclaredHttpTransport} the declaration users see (index.d.ts)
@@ -1213,6 +1248,16 @@ class HttpTransport extends NativeTransport {
     super(config)
     this.url = config?.url
     this._listening = false
+    /**
+     * The agent's hook (18.3.4): new headers after a 401/403 refusal, for one more try.
+     * @type {(() => Promise<Record<string, string> | null>) | undefined}
+     */
+    this.onAuthError = undefined
+    /** Counts the headers `onAuthError` gave: a refusal of a request made before the latest
+     * ones is retried with them without asking again. */
+    this._authEpoch = 0
+    /** @type {Promise<boolean> | null} the `onAuthError` call in flight, which a burst of refusals shares */
+    this._authAsk = null
     this._native = makeNative ? makeNative(this._eventHandler()) : new native.NativeHttp(this._eventHandler())
     this._bindCalls()
   }
@@ -1280,11 +1325,145 @@ class HttpTransport extends NativeTransport {
   }
 
   /**
+   * A request; with `onAuthError` set, a 401/403 refusal gets new headers and one more try.
+   * @template [T=unknown]
+   * @param {string} method
+   * @param {Record<string, unknown> | null} [params]
+   * @param {MCPRequestOptions} [options]
+   * @returns {Promise<T>}
+   */
+  request(method, params, options) {
+    /** @type {Promise<T>} */
+    const sent = super.request(method, params, options)
+    // Without the hook, the hot path as it was: no extra promise.
+    if (typeof this.onAuthError !== 'function') return sent
+    const epoch = this._authEpoch
+    return sent.catch((err) =>
+      this._afterRefusal(err, epoch, options, () => /** @type {Promise<T>} */ (super.request(method, params, options))),
+    )
+  }
+
+  /**
+   * A notification; with `onAuthError` set, a 401/403 refusal gets new headers and one more try.
    * @param {string} method
    * @param {Record<string, unknown> | null} [params]
    * @returns {Promise<void>}
    */
   notify(method, params) {
+    const sent = this._notifyOnce(method, params)
+    if (typeof this.onAuthError !== 'function') return sent
+    const epoch = this._authEpoch
+    return sent.catch((err) => this._afterRefusal(err, epoch, undefined, () => this._notifyOnce(method, params)))
+  }
+
+  /**
+   * After a failure: a 401/403 refusal is sent once more (by `again`, whose outcome is final)
+   * with the headers `onAuthError` gives — or, when it was made before the latest headers
+   * arrived (another refusal's call), with those, without asking again. Anything else, or no
+   * headers, rethrows `err`.
+   * @template T
+   * @param {unknown} err
+   * @param {number} epoch `_authEpoch` when the request was made
+   * @param {MCPRequestOptions | undefined} options its deadline and signal
+   * @param {() => Promise<T>} again
+   * @returns {Promise<T>}
+   */
+  async _afterRefusal(err, epoch, options, again) {
+    if (!isAuthRefusal(err)) throw err
+    if (epoch === this._authEpoch && !(await this._newHeaders(options))) throw err
+    return again()
+  }
+
+  /**
+   * Asks `onAuthError` for headers (one call for every refusal that comes while it runs) and
+   * applies them; false when there are none to apply. Rejects only with the caller's abort
+   * reason (the call goes on for the others).
+   * @param {MCPRequestOptions | undefined} options
+   * @returns {Promise<boolean>}
+   */
+  _newHeaders(options) {
+    let asking = this._authAsk
+    if (!asking) {
+      let wait = DEFAULT_TIMEOUT
+      try {
+        wait = timeoutOf(options && options.timeout !== undefined ? options : this.config)
+      } catch {
+        // the request itself was sent with it: unreachable
+      }
+      const ask = this._askForHeaders(wait > 0 ? Math.min(wait, AUTH_ERROR_WAIT_MAX_MS) : AUTH_ERROR_WAIT_MAX_MS)
+      asking = ask.then((applied) => {
+        this._authAsk = null
+        return applied
+      })
+      this._authAsk = asking
+    }
+    const signal = options?.signal
+    if (!signal) return asking
+    if (signal.aborted) return Promise.reject(signal.reason)
+    const shared = asking
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason)
+      signal.addEventListener('abort', onAbort, { once: true })
+      shared.then((applied) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(applied)
+      })
+    })
+  }
+
+  /**
+   * One `onAuthError` call, awaited at most `ms`: its headers replace the configured ones here
+   * and in Rust (the same checks as the config's). A throw or rejection, a late answer, anything
+   * but an object of strings or headers Rust refuses count as none (told to `onError`, except a
+   * plain `null`). Never rejects.
+   * @param {number} ms
+   * @returns {Promise<boolean>}
+   */
+  async _askForHeaders(ms) {
+    const fn = this.onAuthError
+    if (typeof fn !== 'function') return false
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer
+    const late = Symbol('late')
+    /** @type {Promise<typeof late>} */
+    const timedOut = new Promise((resolve) => {
+      timer = setTimeout(resolve, ms, late)
+    })
+    /** @type {unknown} */
+    let headers
+    try {
+      // A throw or a rejection goes to onError (callGuarded), and counts as no headers.
+      headers = await Promise.race([callGuarded(this, () => fn.call(this)), timedOut])
+    } catch {
+      return false
+    } finally {
+      clearTimeout(timer)
+    }
+    if (headers === late) {
+      reportTo(this, undefined, new Error(`onAuthError did not answer within ${ms}ms`))
+      return false
+    }
+    if (headers === null || headers === undefined) return false
+    if (!isHeaderObject(headers)) {
+      reportTo(this, undefined, new Error('onAuthError must resolve to an object of strings or null'))
+      return false
+    }
+    const refused = this._native.setHeaders(JSON.stringify(Object.entries(headers)))
+    if (refused) {
+      reportTo(this, undefined, makeError(refused))
+      return false
+    }
+    this.config = { ...this.config, headers: { ...headers } }
+    this._authEpoch++
+    return true
+  }
+
+  /**
+   * @param {string} method
+   * @param {Record<string, unknown> | null} [params]
+   * @returns {Promise<void>}
+   */
+  _notifyOnce(method, params) {
     if (!this._connected) return Promise.reject(notConnected())
     let body
     let timeout

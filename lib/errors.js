@@ -235,6 +235,14 @@ function normalizeMCPTransportError(error, options) {
   })
 }
 
+/**
+ * Whether `code` is one of this package's own string codes (`MCP_` and capitals).
+ * @param {unknown} code
+ */
+function isPackageCode(code) {
+  return typeof code === 'string' && /^MCP_[A-Z_]+$/.test(code)
+}
+
 /** @param {MCPTransportError} e */
 function nextStep(e) {
   switch (e.failure) {
@@ -278,11 +286,21 @@ function formatMCPToolFailure(error, serverName, toolName) {
     `retryable: ${d.retryable ? 'yes' : 'no'}`,
     `message: ${d.message}`,
   ]
-  if (d.code !== undefined) lines.push(`code: ${String(d.code)}`)
+  // The package's own string codes (`MCP_TIMEOUT`, …) stay on its errors but are no line here: the
+  // text is 18.3.4's, whose codes are JSON-RPC codes, HTTP statuses, exit codes and OS names.
+  if (d.code !== undefined && !isPackageCode(d.code)) lines.push(`code: ${String(d.code)}`)
   if (d.traceId !== undefined) lines.push(`trace_id: ${d.traceId}`)
   if (d.data !== undefined) lines.push(`data: ${d.data}`)
   lines.push(`next: ${nextStep(d)}`)
   return lines.join('\n')
 }
 
-module.exports = { MCPTransportError, mcpTraceIdFromHeaders, createMCPJsonRpcError, normalizeMCPTransportError, formatMCPToolFailure }
+module.exports = {
+  MCPTransportError,
+  mcpTraceIdFromHeaders,
+  createMCPJsonRpcError,
+  normalizeMCPTransportError,
+  formatMCPToolFailure,
+  // Internal (lib/root-errors.js), not of mcp-native/errors:
+  safeTraceId,
+}

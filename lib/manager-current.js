@@ -15,10 +15,13 @@ const { MCP_PROTOCOL_VERSION, withDeadline } = client
 
 /** Notifications kept for the first notification listener, at most (the oldest dropped). */
 const NOTIFICATION_BUFFER_CAP = 100
+/** The `onAuthError` callbacks this manager set (a reconnect replaces or removes only these). */
+const AUTH_REFRESHERS = new WeakSet()
 const { messageOf } = require('./core.js')
 const { resolveMCPStartupTimeoutMs } = require('./timeout.js')
 const { hooks, hookLogger } = require('./hooks.js')
 const { setGeneratedHeader } = require('./header-policy.js')
+const { agentConnectFailureText, mapTransportErrors } = require('./root-errors.js')
 
 /** @typedef {import('../index.js').MCPServerConfig} MCPServerConfig */
 /** @typedef {import('../index.js').MCPServerConnection} MCPServerConnection */
@@ -693,6 +696,7 @@ class MCPManager extends base.MCPManager {
         this._drain()
       },
     })
+    for (const [name, message] of errors) errors.set(name, agentConnectFailureText(message, this.getServerConfig(name)))
     return { tools: [...this._tools], errors, connectedServers, exaApiKeys: [] }
   }
 
@@ -700,7 +704,9 @@ class MCPManager extends base.MCPManager {
    * @param {any[]} ev `[kind, 'connection', call, type, server(s), error?]`
    */
   _onConnection(ev) {
-    const [, , call, type, who, error] = ev
+    const [, , call, type, who, rawError] = ev
+    // The failure's text as 18.3.4 words it (a failed spawn as Bun's, …: lib/root-errors.js).
+    const error = agentConnectFailureText(rawError, typeof who === 'string' ? this.getServerConfig(who) : undefined)
     const tracked = call == null ? undefined : this._calls.get(call)
     /** @type {McpConnectionStatusEvent} */
     let event
@@ -751,6 +757,7 @@ class MCPManager extends base.MCPManager {
     if (kind === 'tools') {
       const name = payload.name
       const connection = this._connections.get(name)
+      if (connection) this._wireAuthRefresh(name, connection)
       const face = this._faces.get(/** @type {number} */ (this._tags.get(name)))
       // A (re)connected server: its instructions, its catalogs loaded again (in the background).
       if (connection && face && connection !== this._catalogsOf.get(name)) {
@@ -905,6 +912,52 @@ class MCPManager extends base.MCPManager {
   }
 
   /**
+   * 18.3.4: the transport of an http/sse server whose credential the agent manages (the injected
+   * `lookupMcpOAuthCredential` finds one in the auth storage) gets an `onAuthError` that refreshes
+   * it: a request refused with 401/403 is sent once more with the headers of `prepareConfig(config,
+   * { forceRefresh: true })`. Set at every (re)connect, as the agent sets it on each new
+   * connection; removed (when it is this manager's) once the credential is no longer managed.
+   * The package's own credential (`auth.credentialId` read from the auth storage without the
+   * agent's hooks, SPEC 6.3) is not wired: it is never refreshed (SPEC 10.3), so asking again
+   * would read the token just refused and only double each refusal.
+   * @param {string} name
+   * @param {MCPServerConnection} connection
+   */
+  _wireAuthRefresh(name, connection) {
+    const transport = /** @type {any} */ (connection.transport)
+    if (!transport || typeof transport !== 'object' || !('onAuthError' in transport)) return
+    const config = this._configs.get(name)
+    if (config && this._managesCredential(config)) {
+      const refresh = async () => {
+        const refreshed = await this.prepareConfig(config, { forceRefresh: true })
+        return refreshed.type === 'http' || refreshed.type === 'sse' ? (refreshed.headers ?? null) : null
+      }
+      AUTH_REFRESHERS.add(refresh)
+      transport.onAuthError = refresh
+    } else if (AUTH_REFRESHERS.has(transport.onAuthError)) {
+      transport.onAuthError = undefined
+    }
+  }
+
+  /**
+   * Whether the agent manages `config`'s credential: an http/sse server, an auth storage, both
+   * injected credential hooks, and a credential the lookup finds (its failure: logged, no).
+   * @param {MCPServerConfig} config
+   */
+  _managesCredential(config) {
+    const storage = this._authStorage
+    const lookup = hooks.lookupMcpOAuthCredential
+    if ((config.type !== 'http' && config.type !== 'sse') || !storage) return false
+    if (typeof lookup !== 'function' || typeof hooks.refreshStoredManagedMcpOAuthCredential !== 'function') return false
+    try {
+      return Boolean(lookup(storage, config))
+    } catch (error) {
+      this._logger.warn('Failed to resolve OAuth credential', { error })
+      return false
+    }
+  }
+
+  /**
    * The deadline as the agent resolves it: `OMP_MCP_TIMEOUT_MS`, else the config's, else 30 s;
    * 0 = none.
    * @param {MCPServerConfig} config
@@ -987,7 +1040,7 @@ class MCPManager extends base.MCPManager {
     return {
       connected: status.connected,
       pending: status.pending,
-      failed: status.failed.map(([name, error]) => ({ name, error })),
+      failed: status.failed.map(([name, error]) => ({ name, error: agentConnectFailureText(error, this.getServerConfig(name)) })),
     }
   }
 
@@ -1003,6 +1056,18 @@ class MCPManager extends base.MCPManager {
    */
   getServerConfig(name) {
     return this._connections.get(name)?.config ?? this._configs.get(name)
+  }
+
+  /**
+   * A server's connection as the base registers it; its transport's requests and notifications
+   * fail with the agent's errors (lib/root-errors.js).
+   * @param {string} name
+   * @param {number} generation
+   * @param {any[]} tools
+   */
+  _register(name, generation, tools) {
+    super._register(name, generation, tools)
+    mapTransportErrors(this._connections.get(name)?.transport, this.getServerConfig(name))
   }
 
   async disconnectAll() {

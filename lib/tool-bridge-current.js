@@ -4,13 +4,14 @@
 // Rust core) with `legacyName`, `approval: "write"`, `strict: false`, `mergeCallAndResult`; the
 // arguments prepared (non-object → {}, the harness's intent field stripped unless the tool declares
 // it, optional empty placeholders omitted); results with image blocks kept, `structuredContent`
-// surfaced, failures as the agent's diagnostic text; one reconnect and retry through the
-// `reconnect` argument on a retriable error or a tool-level auth challenge. The 12.7 objects are
-// mcp-native/compat-12.7/tool-bridge's.
+// surfaced, failures as the agent's diagnostic text (of the agent's errors, lib/root-errors.js);
+// one reconnect and retry through the `reconnect` argument on a retriable error or a tool-level
+// auth challenge. The 12.7 objects are mcp-native/compat-12.7/tool-bridge's.
 
 const native = require('../native/index.js')
 const { callTool } = require('./client.js')
 const { MCPTransportError, formatMCPToolFailure } = require('./errors.js')
+const { toAgentError, transportKindOf } = require('./root-errors.js')
 const { ToolAbortError, callOptions, hidden, parametersOf, raceAbort } = require('./tool-support.js')
 const { hooks, hookLogger } = require('./hooks.js')
 
@@ -514,7 +515,11 @@ class MCPToolBase {
       typeof connection.config?.timeout === 'number' && connection.config.timeout > 0 ? connection.config.timeout : DEFAULT_TIMEOUT
     const details = () => ({ serverName: this.mcpServerName, mcpToolName: this.mcpToolName, isError: undefined })
     const options = callOptions(timeout, signal, onUpdate, details)
-    return callTool(connection, this.mcpToolName, /** @type {any} */ (args), options)
+    const wasConnected = connection?.transport?.connected !== false
+    return callTool(connection, this.mcpToolName, /** @type {any} */ (args), options).catch((error) => {
+      // The failure as the agent's transports report it (its kind, stage and class are the text).
+      throw toAgentError(error, { kind: transportKindOf(connection?.config), phase: 'request', method: 'tools/call', wasConnected })
+    })
   }
 
   /**

@@ -11,7 +11,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::client_options::{ConfigCallback, JsConfig, client_options, server_config};
-use super::convert::{as_id, millis};
+use super::convert::{as_id, header_list, millis};
 use super::errors::{descriptor_text, guard, notified, promise};
 use super::hot::{bytes, hot_function, number, string, to_js};
 use super::reply_outcome;
@@ -351,6 +351,24 @@ impl NativeClient {
                     .err()
                     .map(|e| descriptor_text(&e)),
                 _ => Some(descriptor_text(&McpError::NotConnected)),
+            })
+        })
+    }
+
+    /// HTTP: replaces the current connection's configured headers (as `NativeHttp.setHeaders`).
+    /// `null` too when there is no HTTP connection now (a reconnect takes the config's headers).
+    #[napi]
+    pub fn set_headers(&self, env: Env, headers_json: String) -> Result<Option<String>> {
+        guard(&env, || {
+            let headers = match header_list(&headers_json) {
+                Ok(h) => h,
+                Err(e) => return Ok(Some(descriptor_text(&e))),
+            };
+            Ok(match self.client.conn().map(|c| c.kind().clone()) {
+                Some(ConnKind::Http(t)) => {
+                    t.set_headers(&headers).err().map(|e| descriptor_text(&e))
+                }
+                _ => None,
             })
         })
     }

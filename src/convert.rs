@@ -1,9 +1,19 @@
 //! The one place where values from JavaScript become Rust values: numbers (milliseconds, request
 //! ids), transport configs (read by `client::json_config`, the core's one reader of that
-//! shape) and the per-tick request batch.
+//! shape), the headers of `setHeaders` and the per-tick request batch.
 
 pub use mcp_native_core::client::json_config::{http_config, millis, stdio_config};
 use mcp_native_core::transport::{OutgoingRequest, ProgressReset};
+
+/// Headers from `core.js` as the JSON of `Object.entries(headers)` (`[["name", "value"], …]`, in
+/// order), for `setHeaders`: anything else is an invalid config.
+pub fn header_list(json: &str) -> Result<Vec<(String, String)>, mcp_native_core::error::Error> {
+    serde_json::from_str(json).map_err(|_| {
+        mcp_native_core::error::Error::InvalidConfig(
+            "\"headers\" must be an object of strings".into(),
+        )
+    })
+}
 
 /// A JS request id (from `core.js`'s counter) as ours; anything else is 0 (no such request).
 pub fn as_id(id: f64) -> u64 {
@@ -138,6 +148,24 @@ mod tests {
         );
         let over = request_line(Some(max), r#" 1 "m"{}"#);
         assert_eq!(over.err().flatten(), Some(max + 1));
+    }
+
+    #[test]
+    fn header_lists() {
+        let list = header_list(r#"[["Authorization","Bearer t"],["X-A","1"]]"#).unwrap();
+        assert_eq!(
+            list,
+            [
+                ("Authorization".to_string(), "Bearer t".to_string()),
+                ("X-A".to_string(), "1".to_string())
+            ]
+        );
+        for bad in [r#"{"a":"b"}"#, r#"[["a",1]]"#, r#"[["a"]]"#, "null"] {
+            assert_eq!(
+                header_list(bad).unwrap_err().to_string(),
+                "Invalid config: \"headers\" must be an object of strings"
+            );
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::convert::{as_id, http_config, millis};
+use super::convert::{as_id, header_list, http_config, millis};
 use super::errors::{descriptor_text, guard};
 use super::reply_outcome;
 use super::sink::BatchSink;
@@ -93,6 +93,23 @@ impl NativeHttp {
                     millis(timeout_ms),
                     Reply::Event,
                 )
+                .err()
+                .map(|e| descriptor_text(&e)))
+        })
+    }
+
+    /// Replaces the configured headers (`headersJson`: the JSON of `Object.entries(headers)`) for
+    /// every request from now on, with the config's checks. Returns `null`, or the refusal's
+    /// descriptor (`MCP_INVALID_CONFIG`, naming the header, never its value). Never connected:
+    /// nothing to replace (`null`; the next `connect` takes the config's).
+    #[napi]
+    pub fn set_headers(&self, env: Env, headers_json: String) -> Result<Option<String>> {
+        guard(&env, || {
+            let Some(inner) = &self.inner else {
+                return Ok(None);
+            };
+            Ok(header_list(&headers_json)
+                .and_then(|headers| inner.set_headers(&headers))
                 .err()
                 .map(|e| descriptor_text(&e)))
         })

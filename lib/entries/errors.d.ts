@@ -34,6 +34,10 @@ export declare class MCPTransportError extends Error {
   readonly failure: MCPFailureClass
   /** Whether a reconnect and one retry are safe. */
   readonly retryable: boolean
+  /**
+   * The JSON-RPC code, HTTP status or OS error name; else, on the errors of the package's root,
+   * the package's own string code (`MCP_TIMEOUT`, `MCP_TRANSPORT_CLOSED`, …).
+   */
   readonly code: string | number | undefined
   /** Bounded, redacted JSON text of the JSON-RPC error's data. */
   readonly data: string | undefined
@@ -53,5 +57,9 @@ export declare function normalizeMCPTransportError(
   error: unknown,
   options: { transport: MCPTransportKind; stage: MCPFailureStage; traceId?: string },
 ): MCPTransportError
-/** The text a failed tool call returns: the facts, one per line, then what to do next. */
+/**
+ * The text a failed tool call returns: the facts, one per line, then what to do next. A `code` that
+ * is one of this package's own strings (`MCP_TIMEOUT`, …) is not a line of it (the text is the
+ * agent's, whose codes are JSON-RPC codes, HTTP statuses, exit codes and OS error names).
+ */
 export declare function formatMCPToolFailure(error: unknown, serverName: string, toolName: string): string

@@ -169,6 +169,7 @@ pub fn http_config(json: &str) -> Result<HttpConfig, Error> {
         legacy_fallback: f.opt_string("type")?.as_deref() == Some("sse"),
         legacy_only: f.opt_string("type")?.as_deref() == Some("sse") && f.opt_bool("legacyOnly"),
         protocol_headers_win: f.opt_bool("protocolHeadersWin"),
+        close_on_stream_loss: f.opt_bool("closeOnStreamLoss"),
         request_id_format: IdFormat::from_setting(f.opt_string("requestIdFormat")?.as_deref()),
     })
 }
@@ -224,14 +225,24 @@ mod tests {
         assert_eq!(plain.request_id_format, IdFormat::Number);
         assert_eq!(plain.host_has_console, None);
         let sse = http_config(
-            r#"{"type":"sse","url":"http://h/sse","legacyOnly":true,"protocolHeadersWin":true}"#,
+            r#"{"type":"sse","url":"http://h/sse","legacyOnly":true,"protocolHeadersWin":true,"closeOnStreamLoss":true}"#,
         )
         .unwrap();
-        assert!(sse.legacy_only && sse.legacy_fallback && sse.protocol_headers_win);
+        assert!(
+            sse.legacy_only
+                && sse.legacy_fallback
+                && sse.protocol_headers_win
+                && sse.close_on_stream_loss
+        );
         // legacyOnly means something only for type "sse".
         let http =
             http_config(r#"{"type":"http","url":"http://h/mcp","legacyOnly":true}"#).unwrap();
-        assert!(!http.legacy_only && !http.legacy_fallback && !http.protocol_headers_win);
+        assert!(
+            !http.legacy_only
+                && !http.legacy_fallback
+                && !http.protocol_headers_win
+                && !http.close_on_stream_loss
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::post::Resp;
 use super::{Inner, LISTENER_BASE_DELAY, LISTENER_MAX_DELAY, LISTENER_MAX_FAILURES};
 use crate::error::Error;
 use crate::framing::sse::{SseDecoder, SseItem};
+use crate::sync::lock;
 use crate::transport::Event;
 
 impl Inner {
@@ -22,14 +23,23 @@ impl Inner {
         let mut failures = 0u32;
         let mut last_id: Option<String> = None;
         let mut retry: Option<u64> = None;
+        // Whether a stream was open before (the GET now is a resumption).
+        let mut streamed = false;
         while self.open.load(Ordering::Acquire) {
             let Ok(headers) = self.get_headers(last_id.as_deref()).await else {
                 return;
             };
             let mut got_event = false;
             match self.get(headers).await {
-                Ok(resp) if !(200..300).contains(&resp.status()) => return, // 405 and friends
+                Ok(resp) if !(200..300).contains(&resp.status()) => {
+                    // 405 and friends; a resumption refused is the stream lost.
+                    if streamed && self.config.close_on_stream_loss {
+                        self.stream_lost("SSE listener resume refused");
+                    }
+                    return;
+                }
                 Ok(mut resp) => {
+                    streamed = true;
                     let mut decoder = SseDecoder::new(self.config.max_message_bytes);
                     let mut emitted = false;
                     loop {
@@ -61,7 +71,18 @@ impl Inner {
                         }
                     }
                 }
-                Err(e) => self.listener_failed(e),
+                Err(e) => {
+                    if streamed && self.config.close_on_stream_loss {
+                        return self.stream_lost(&format!("SSE listener: {e}"));
+                    }
+                    self.listener_failed(e)
+                }
+            }
+            // The agent's rule (18.3.4): a stream that ends with nothing to resume from, or whose
+            // resumption delivered nothing, is the connection lost: the transport closes, so that
+            // its owner (the manager's reconnect policy) takes over.
+            if streamed && self.config.close_on_stream_loss && (last_id.is_none() || !got_event) {
+                return self.stream_lost("SSE stream ended");
             }
             failures = if got_event { 0 } else { failures + 1 };
             if failures >= LISTENER_MAX_FAILURES {
@@ -79,6 +100,17 @@ impl Inner {
         let url = self.url.clone().map_err(|e| e.to_string())?;
         self.fetch(reqwest::Method::GET, url, headers, Bytes::new())
             .await
+    }
+
+    /// The GET stream is gone for good: reported, and the transport closes as a stdio server's
+    /// exit closes stdio (its owner sees the connection end).
+    fn stream_lost(self: &Arc<Self>, why: &str) {
+        if self.open.load(Ordering::Acquire) {
+            self.sink.emit(Event::Error(Error::Io(why.to_string())));
+            // Not through the listener handle: this task is the listener.
+            lock(&self.listener).take();
+            self.shut_down(true);
+        }
     }
 
     fn listener_failed(&self, e: String) {

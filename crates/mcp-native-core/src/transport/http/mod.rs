@@ -127,6 +127,11 @@ pub struct HttpConfig {
     /// it (12.7, SPEC 3.3) configured headers override the content type and `Accept`.
     #[serde(default)]
     pub protocol_headers_win: bool,
+    /// The agent's rule (18.3.4): the GET stream of server messages ending with nothing to
+    /// resume from (or its resumption failing) closes the transport, so that its owner notices a
+    /// server that went away while idle. Without it (12.7) the listener reconnects quietly.
+    #[serde(default)]
+    pub close_on_stream_loss: bool,
     /// How request ids are written (the agent's `requestIdFormat`): numbers by default.
     #[serde(default)]
     pub request_id_format: crate::jsonrpc::IdFormat,
@@ -143,6 +148,7 @@ impl HttpConfig {
             legacy_fallback: false,
             legacy_only: false,
             protocol_headers_win: false,
+            close_on_stream_loss: false,
             request_id_format: Default::default(),
         }
     }
@@ -174,8 +180,10 @@ pub(crate) struct Inner {
     /// The lean client's connections, when it may serve this server (see [`h1`]); replaced at
     /// close, so that its keep-alive connections close with the transport.
     lean: Mutex<Option<Arc<h1::Pool>>>,
-    /// Configured headers, validated once (CR/LF rejected before anything is sent).
-    headers: Result<HeaderMap, Error>,
+    /// Configured headers, validated when given (CR/LF rejected before anything is sent): by the
+    /// config, or later by [`HttpTransport::set_headers`] (the JS face's `onAuthError`), which
+    /// replaces them for every request from then on.
+    headers: Mutex<Result<HeaderMap, Error>>,
     session: Mutex<Option<String>>,
     protocol_version: Mutex<Option<String>>,
     era: Mutex<Era>,
@@ -225,7 +233,7 @@ impl HttpTransport {
                 client,
                 url,
                 lean,
-                headers,
+                headers: Mutex::new(headers),
                 session: Mutex::new(None),
                 protocol_version: Mutex::new(None),
                 era: Mutex::new(Era::Legacy),
@@ -262,6 +270,18 @@ impl HttpTransport {
     /// The negotiated protocol version (sent as `MCP-Protocol-Version`).
     pub fn protocol_version(&self) -> Option<String> {
         lock(&self.inner.protocol_version).clone()
+    }
+
+    /// Replaces the configured headers for every request sent from now on (exchanges already
+    /// sending keep the ones they were sent with), with the config's checks: a value with CR or
+    /// LF (or an invalid name or value) is refused, naming the header, never its value, and the
+    /// headers in use stay. With `protocol_headers_win`, `MCP-Protocol-Version` is left out, as
+    /// from the config. What the JS face's `onAuthError` (the agent's 18.3.4 hook) returns goes
+    /// here before its one retry.
+    pub fn set_headers(&self, headers: &[(String, String)]) -> Result<(), Error> {
+        let map = post::header_map(headers, self.inner.config.protocol_headers_win)?;
+        *lock(&self.inner.headers) = Ok(map);
+        Ok(())
     }
 
     /// Sends a notification as exchange `id`: its POST's outcome goes where `reply` says
@@ -629,7 +649,7 @@ impl Inner {
         let inner = self.clone();
         runtime::handle().spawn(async move {
             if let Some(session) = session {
-                let mut headers = inner.headers.clone().unwrap_or_default();
+                let mut headers = lock(&inner.headers).clone().unwrap_or_default();
                 if let Ok(v) = HeaderValue::from_str(&session) {
                     headers.insert("mcp-session-id", v);
                 }
@@ -870,5 +890,174 @@ mod tests {
             other => panic!("expected the request's failure, got {other:?}"),
         }
         assert!(lock(&t.inner.inflight).is_empty());
+    }
+
+    /// What a test server makes of one request: its method, its head (lowercased) and its body.
+    type Answering = Arc<dyn Fn(&str, &str, &[u8]) -> String + Send + Sync>;
+
+    /// A loopback server that answers each connection's one request with what `answer` returns
+    /// (a whole HTTP response, which should say `connection: close`); its endpoint's URL.
+    async fn serve(answer: Answering) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut conn, _)) = listener.accept().await {
+                let answer = answer.clone();
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    let end = loop {
+                        let Ok(n) = conn.read(&mut chunk).await else {
+                            return;
+                        };
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break end;
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length: "))
+                        .map_or(0, |n| n.trim().parse().unwrap());
+                    while buf.len() < end + 4 + length {
+                        let Ok(n) = conn.read(&mut chunk).await else {
+                            return;
+                        };
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                    let method = head.split(' ').next().unwrap_or_default().to_string();
+                    let response = answer(&method, &head, &buf[end + 4..end + 4 + length]);
+                    let _ = conn.write_all(response.as_bytes()).await;
+                    let _ = conn.shutdown().await;
+                });
+            }
+        });
+        url
+    }
+
+    /// The value of header `name` (lowercase) in a lowercased head.
+    fn header_in<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+        head.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .map(str::trim)
+    }
+
+    /// Sends `method` as request `id` and waits for its outcome (notifications on the way skipped).
+    async fn outcome(
+        t: &HttpTransport,
+        events: &mut crate::transport::EventStream,
+        id: u64,
+    ) -> Result<String, Error> {
+        use futures::StreamExt;
+        t.send(vec![OutgoingRequest::new(id, "\"m\"", Some("{}"), 10_000)])
+            .unwrap();
+        loop {
+            match events.next().await.unwrap() {
+                Event::Response { id: got, result } if got == id => {
+                    return Ok(result.map(|r| r.get().to_string()).unwrap_or_default());
+                }
+                Event::Failed { id: got, error } if got == id => return Err(error),
+                _ => {}
+            }
+        }
+    }
+
+    /// `set_headers` (the JS face's `onAuthError`) replaces the configured headers for the
+    /// requests that follow, with the config's checks: a value with CR or LF is refused naming
+    /// the header only, and the headers in use stay.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn set_headers_replaces_the_configured_ones_for_later_requests() {
+        tokio::time::timeout(Duration::from_secs(20), async {
+            let url = serve(Arc::new(|_, head, body| {
+                let request: serde_json::Value = serde_json::from_slice(body).unwrap();
+                let seen = serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "id": request["id"],
+                    "result": {
+                        "authorization": header_in(head, "authorization"),
+                        "keep": header_in(head, "x-keep"),
+                    },
+                })
+                .to_string();
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{seen}",
+                    seen.len()
+                )
+            }))
+            .await;
+            let (sink, mut events) = crate::transport::ChannelSink::new();
+            let mut config = HttpConfig::new(url);
+            config.headers = vec![
+                ("Authorization".into(), "Bearer old".into()),
+                ("X-Keep".into(), "1".into()),
+            ];
+            let t = HttpTransport::new(config, sink).unwrap();
+            t.connect();
+            let old = r#"{"authorization":"bearer old","keep":"1"}"#;
+            assert_eq!(outcome(&t, &mut events, 1).await.unwrap(), old);
+            let refused = t
+                .set_headers(&[("Authorization".into(), "Bearer new\r\nX-Evil: 1".into())])
+                .unwrap_err();
+            assert_eq!(
+                refused.to_string(),
+                "Invalid config: header \"Authorization\" contains CR or LF"
+            );
+            assert_eq!(outcome(&t, &mut events, 2).await.unwrap(), old);
+            t.set_headers(&[("authorization".into(), "Bearer new".into())])
+                .unwrap();
+            let new = r#"{"authorization":"bearer new","keep":null}"#;
+            assert_eq!(outcome(&t, &mut events, 3).await.unwrap(), new);
+        })
+        .await
+        .unwrap();
+    }
+
+    /// A request whose POST was accepted with an SSE reply never fails with an HTTP status, even
+    /// when its resumption is refused with 401: what reaches the caller is the lost answer, so
+    /// that the JS face's `onAuthError` (which retries only an HTTP 401/403) never sends again
+    /// a request the server accepted (18.3.4: no retry after an accepted SSE stream).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_refused_sse_resumption_is_not_an_http_refusal() {
+        tokio::time::timeout(Duration::from_secs(20), async {
+            let gets = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let counted = gets.clone();
+            let url = serve(Arc::new(move |method, _, _| {
+                if method == "get" {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    return "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer\r\n\
+                            content-length: 0\r\nconnection: close\r\n\r\n"
+                        .into();
+                }
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+                 id: e1\nretry: 5\n\
+                 data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+                    .into()
+            }))
+            .await;
+            let (sink, mut events) = crate::transport::ChannelSink::new();
+            let t = HttpTransport::new(HttpConfig::new(url), sink).unwrap();
+            t.connect();
+            let error = outcome(&t, &mut events, 1).await.unwrap_err();
+            assert!(
+                matches!(error, Error::NoResponse { .. }),
+                "expected the lost answer, got {error:?}"
+            );
+            assert_eq!(
+                gets.load(Ordering::SeqCst),
+                SSE_RESUME_ATTEMPTS as usize,
+                "each resumption was tried"
+            );
+        })
+        .await
+        .unwrap();
     }
 }

@@ -209,19 +209,23 @@ impl Inner {
     /// (legacy era) and the protocol version, then `extra` (the request's own), then the
     /// authorization.
     async fn post_headers(&self, extra: &[(String, String)]) -> Result<HeaderMap, Error> {
-        let configured = self.headers.as_ref().map_err(Clone::clone)?;
         let mut headers = HeaderMap::new();
-        if self.config.protocol_headers_win {
-            headers.clone_from(configured);
-        }
-        headers.insert("content-type", HeaderValue::from_static("application/json"));
-        headers.insert(
-            "accept",
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        if !self.config.protocol_headers_win {
-            for (name, value) in configured {
-                headers.insert(name, value.clone());
+        {
+            // Read under the lock, which is not held across an await.
+            let configured = lock(&self.headers);
+            let configured = configured.as_ref().map_err(Clone::clone)?;
+            if self.config.protocol_headers_win {
+                headers.clone_from(configured);
+            }
+            headers.insert("content-type", HeaderValue::from_static("application/json"));
+            headers.insert(
+                "accept",
+                HeaderValue::from_static("application/json, text/event-stream"),
+            );
+            if !self.config.protocol_headers_win {
+                for (name, value) in configured {
+                    headers.insert(name, value.clone());
+                }
             }
         }
         if self.era() == Era::Legacy
@@ -441,7 +445,7 @@ impl Inner {
         &self,
         last_event_id: Option<&str>,
     ) -> Result<HeaderMap, Error> {
-        let mut headers = self.headers.clone()?;
+        let mut headers = lock(&self.headers).clone()?;
         headers.insert("accept", HeaderValue::from_static("text/event-stream"));
         let session = lock(&self.session).clone();
         let version = lock(&self.protocol_version).clone();

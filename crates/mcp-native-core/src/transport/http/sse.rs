@@ -92,7 +92,10 @@ impl Inner {
                     },
                 });
             };
-            // Resume: GET with Last-Event-ID after the server's retry (bounded attempts).
+            // Resume: GET with Last-Event-ID after the server's retry (bounded attempts). A
+            // refused resumption (a 401 too) is never reported as an HTTP status: the server
+            // accepted this request, and the JS face's `onAuthError` retry, which acts on HTTP
+            // 401/403 only, must not send it again (18.3.4: never after an accepted SSE stream).
             loop {
                 if resumes >= SSE_RESUME_ATTEMPTS {
                     return Err(Error::NoResponse {
