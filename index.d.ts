@@ -101,8 +101,9 @@ export interface MCPHttpServerConfig extends MCPServerConfigBase {
   protocolHeadersWin?: boolean
   /** [beyond] The GET stream of server messages ending with nothing to resume from (or its
    * resumption failing) closes the transport, so that a server that went away while idle is
-   * noticed: the agent's rule (18.3.4), which the root's client, manager and `createTransport` set.
-   * Without it (12.7) the stream is reconnected quietly. */
+   * noticed (18.2.1): the root manager sets it on its connections (18.3.4 reconnects on the
+   * stream's end). A GET answered with a 2xx that is not an event stream is no stream. Without it
+   * the stream is reconnected quietly. */
   closeOnStreamLoss?: boolean
   /** `"origin-locked"`: header values are literal (the root manager resolves none); configured
    * headers never go to another origin (the package's transports never follow a redirect to one). */

@@ -64,7 +64,7 @@ class MCPConnectionTimeoutError extends Error {
 async function createTransport(config) {
   if (config?.type === 'sse') return createSseTransport(config)
   // The agent's header rule (protocol headers win) for an HTTP server.
-  if (config?.type === 'http') return base.createTransport({ ...config, protocolHeadersWin: true, closeOnStreamLoss: true })
+  if (config?.type === 'http') return base.createTransport({ ...config, protocolHeadersWin: true })
   return base.createTransport(config)
 }
 
@@ -78,10 +78,9 @@ async function createTransport(config) {
 function withDeadline(config) {
   const ms = resolveMCPTimeoutMs(config?.timeout)
   // `type: "sse"` is the legacy HTTP+SSE transport itself at the root (18.3.4), not a fallback;
-  // configured headers never replace the protocol headers (18.3.4; 12.7 let them); and a GET
-  // stream that is lost closes the connection (18.3.4; 12.7 reconnected the stream quietly).
+  // and configured headers never replace the protocol headers (18.3.4; 12.7 let them).
   const legacy = config?.type === 'sse' ? { legacyOnly: true } : undefined
-  return { ...config, timeout: ms > 0 ? ms : NO_DEADLINE, protocolHeadersWin: true, closeOnStreamLoss: true, ...legacy }
+  return { ...config, timeout: ms > 0 ? ms : NO_DEADLINE, protocolHeadersWin: true, ...legacy }
 }
 
 /**

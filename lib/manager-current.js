@@ -963,7 +963,9 @@ class MCPManager extends base.MCPManager {
    * @param {MCPServerConfig} config
    */
   _connectConfig(config) {
-    return config ? withDeadline(config) : config
+    // A GET stream that is lost closes the connection, so that the reconnect policy notices a
+    // server that went away while idle (18.3.4 reconnects on the stream's end; 18.2.1).
+    return config ? /** @type {MCPServerConfig} */ ({ ...withDeadline(config), closeOnStreamLoss: true }) : config
   }
 
   /**

@@ -38,6 +38,22 @@ impl Inner {
                     }
                     return;
                 }
+                // Under the agent's rule, a 2xx that is not an event stream (a server answering GET
+                // with 202 or JSON) has no stream to lose: the listener ends quietly (a resumption
+                // answered so is the stream lost).
+                Ok(resp)
+                    if self.config.close_on_stream_loss
+                        && !resp
+                            .headers()
+                            .get("content-type")
+                            .and_then(|v| v.to_str().ok())
+                            .is_some_and(|v| v.contains("text/event-stream")) =>
+                {
+                    if streamed {
+                        self.stream_lost("SSE listener resume refused");
+                    }
+                    return;
+                }
                 Ok(mut resp) => {
                     streamed = true;
                     let mut decoder = SseDecoder::new(self.config.max_message_bytes);
