@@ -26,6 +26,26 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 
+/** The modules of SPEC 11.2 the package provides (the shims replace them), relative to the agent's src/mcp/. */
+export const SHIMMED_MODULES = [
+  'client.ts',
+  'manager.ts',
+  'transports/stdio.ts',
+  'transports/http.ts',
+  'transports/sse.ts',
+  'transports/header-policy.ts',
+  'json-rpc.ts',
+  'types.ts',
+  'errors.ts',
+  'timeout.ts',
+  'request-id.ts',
+  'tool-bridge.ts',
+  'oauth-discovery.ts',
+  'config-writer.ts',
+  'loader.ts',
+  'tool-cache.ts',
+]
+
 export const AGENT_NAME = '@oh-my-pi/pi-coding-agent'
 export const AGENT_VERSION = '18.3.4'
 export const CACHE = process.env.MCP_NATIVE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcp-native')

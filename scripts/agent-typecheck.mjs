@@ -46,31 +46,11 @@ import { availableParallelism, freemem, tmpdir } from 'node:os'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { AGENT_VERSION, ensureAgent, SetupError } from './agent-setup.mjs'
+import { AGENT_VERSION, ensureAgent, SetupError, SHIMMED_MODULES } from './agent-setup.mjs'
 
 const SELF_REPO = join(dirname(fileURLToPath(import.meta.url)), '..')
 /** Bumped when the way a tree is built or checked changes: invalidates the cached run 1. */
 const SCHEMA = 1
-
-/** The modules of 11.2 the package provides, relative to the agent's src/mcp/. */
-export const SHIMMED_MODULES = [
-  'client.ts',
-  'manager.ts',
-  'transports/stdio.ts',
-  'transports/http.ts',
-  'transports/sse.ts',
-  'transports/header-policy.ts',
-  'json-rpc.ts',
-  'types.ts',
-  'errors.ts',
-  'timeout.ts',
-  'request-id.ts',
-  'tool-bridge.ts',
-  'oauth-discovery.ts',
-  'config-writer.ts',
-  'loader.ts',
-  'tool-cache.ts',
-]
 
 /** Used when the tarball has no tsconfig.json (18.3.4 has none). The same for both runs. */
 export const COMPILER_OPTIONS = {

@@ -12,7 +12,9 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { AGENT_DIR, AGENT_VERSION, DEPS_DIR, PACKAGE_DIR } from '../../scripts/agent-setup.mjs'
+import { AGENT_DIR, AGENT_VERSION, DEPS_DIR, PACKAGE_DIR, SHIMMED_MODULES } from '../../scripts/agent-setup.mjs'
+
+export { SHIMMED_MODULES }
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const PARITY_DIR = join(AGENT_DIR, 'parity')
@@ -24,26 +26,6 @@ export const SHIMS_DIR = join(REPO, 'examples', 'agent-shims')
 export const SETUP_COMMAND = 'node __test__/parity/setup.mjs'
 /** Bumped when the way setup.mjs builds PARITY_DIR changes: older stamps are redone. */
 export const PARITY_SCHEMA = 1
-
-/** The modules of SPEC 11.2 the package provides, relative to src/mcp (as scripts/agent-typecheck.mjs lists them). */
-export const SHIMMED_MODULES = [
-  'client.ts',
-  'manager.ts',
-  'transports/stdio.ts',
-  'transports/http.ts',
-  'transports/sse.ts',
-  'transports/header-policy.ts',
-  'json-rpc.ts',
-  'types.ts',
-  'errors.ts',
-  'timeout.ts',
-  'request-id.ts',
-  'tool-bridge.ts',
-  'oauth-discovery.ts',
-  'config-writer.ts',
-  'loader.ts',
-  'tool-cache.ts',
-]
 
 /** The cache is missing or stale: the message names the command that fixes it. */
 export class ParityCacheError extends Error {
