@@ -16,6 +16,7 @@ const HOOKS = [
   'resolveConfigValue',
   'loadAllMCPConfigs',
   'isBrowserMCPServer',
+  'validateServerConfig',
   'logger',
 ]
 const managers = []
@@ -163,6 +164,50 @@ describe('the injected discovery and the reconciles (18.3.4)', () => {
     configureMCP({ isBrowserMCPServer: undefined })
     await m.reconcileBrowserFilter(true)
     expect(m.getConnectedServers()).toEqual(['plain'])
+  })
+})
+
+describe('the injected validateServerConfig (18.3.4 connectServers)', () => {
+  it('its problems refuse a config with its words (joined by "; "), told as connecting then failed; what it passes still meets the package’s check', async () => {
+    const seen = []
+    configureMCP({
+      validateServerConfig: (name) => {
+        seen.push(name)
+        return name === 'vetoed' ? [`Server "${name}": not allowed here`, 'second problem'] : []
+      },
+    })
+    const m = manage(ROOT, null)
+    const events = []
+    const result = await m.connectServers({ ok: fixture(), vetoed: fixture(), broken: { type: 'http' } }, {}, (e) => events.push(e), 0)
+    expect(result.errors.get('vetoed')).toBe('Server "vetoed": not allowed here; second problem')
+    // The package's own check still refuses what cannot run.
+    expect(result.errors.get('broken')).toBe('Server "broken": http server requires "url" field')
+    expect(result.connectedServers).toEqual(['ok'])
+    expect(m.getServerConfig('vetoed')).toBeUndefined()
+    expect(events.slice(0, 3)).toEqual([
+      { type: 'connecting', serverNames: ['ok', 'vetoed', 'broken'] },
+      { type: 'failed', serverName: 'vetoed', error: 'Server "vetoed": not allowed here; second problem' },
+      { type: 'failed', serverName: 'broken', error: 'Server "broken": http server requires "url" field' },
+    ])
+    // A connected server is not checked again.
+    seen.length = 0
+    await m.connectServers({ ok: fixture() }, {}, undefined, 0)
+    expect(seen).toEqual([])
+  })
+
+  it('a validator that throws or returns no list: logged, the package’s check alone decides', async () => {
+    const lines = []
+    configureMCP({
+      logger: { warn: (message) => lines.push(message), debug() {}, error() {} },
+      validateServerConfig: (name) => {
+        if (name === 'a') throw new Error('validator bug')
+        return 'not a list'
+      },
+    })
+    const m = manage(ROOT, null)
+    const result = await m.connectServers({ a: fixture(), b: fixture() }, {}, undefined, 0)
+    expect(result.connectedServers.sort()).toEqual(['a', 'b'])
+    expect(lines.filter((l) => l.startsWith('validateServerConfig')).length).toBe(2)
   })
 })
 

@@ -690,6 +690,7 @@ class MCPManager extends base.MCPManager {
     const windowMs = resolveMCPStartupTimeoutMs(startupTimeoutMs, this._logger)
     const { errors, connectedServers } = await this._connect(configs || {}, sources || {}, {
       windowMs,
+      validate: (name, config) => this._validate(name, config),
       onStart: (start) => {
         if (typeof onStatus === 'function') this._calls.set(start.call, { onStatus, retrying: new Set() })
         // `connecting` (and validation failures) are told before this call goes on, as 18.3.4 does.
@@ -698,6 +699,27 @@ class MCPManager extends base.MCPManager {
     })
     for (const [name, message] of errors) errors.set(name, agentConnectFailureText(message, this.getServerConfig(name)))
     return { tools: [...this._tools], errors, connectedServers, exaApiKeys: [] }
+  }
+
+  /**
+   * The agent's injected `validateServerConfig` (SPEC 11.2) on a config about to start: its
+   * problems (strings), or undefined when none is injected or it throws or returns something
+   * else (the package's own check stands alone then).
+   * @param {string} name
+   * @param {MCPServerConfig} config
+   * @returns {string[] | undefined}
+   */
+  _validate(name, config) {
+    const validate = hooks.validateServerConfig
+    if (typeof validate !== 'function') return undefined
+    try {
+      const problems = validate(name, config)
+      if (Array.isArray(problems)) return problems.map(String)
+      this._logger.warn('validateServerConfig returned no list; the package checks the config', { path: `mcp:${name}` })
+    } catch (error) {
+      this._logger.warn('validateServerConfig failed; the package checks the config', { path: `mcp:${name}`, error })
+    }
+    return undefined
   }
 
   /**

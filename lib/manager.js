@@ -257,15 +257,17 @@ class MCPManager {
   /**
    * Starts the servers of `configs` and waits for the gate: what both profiles' `connectServers`
    * share. `hooks.onStart` hears the start at once (its `call` id tags its status events);
-   * `hooks.windowMs` is the gate's window for this call (absent: the manager's; 0: none).
+   * `hooks.windowMs` is the gate's window for this call (absent: the manager's; 0: none);
+   * `hooks.validate` is the host's own check of a config (the problems it finds refuse it with
+   * their words, before the package's check; undefined: no word).
    * @param {Record<string, MCPServerConfig>} configs
    * @param {Record<string, SourceMeta> | undefined} sources
-   * @param {{ onConnecting?: (serverNames: string[]) => void, onStart?: (start: { started: string[], call: number }) => void, windowMs?: number }} hooks
+   * @param {{ onConnecting?: (serverNames: string[]) => void, onStart?: (start: { started: string[], call: number }) => void, windowMs?: number, validate?: (name: string, config: MCPServerConfig) => string[] | undefined }} hooks
    */
   async _connect(configs, sources, hooks) {
     /** @type {Map<string, string>} */
     const errors = new Map()
-    /** @type {Array<[string, unknown]>} */
+    /** @type {Array<[string, unknown] | [string, unknown, string[]]>} */
     const entries = []
     for (const [name, config] of Object.entries(configs)) {
       const source = sources?.[name]
@@ -275,7 +277,10 @@ class MCPManager {
         if (existing) existing._source = source
       }
       if (!this._tags.has(name) && !this._connections.has(name)) this._configs.set(name, config)
-      entries.push([name, config ? this._connectConfig(config) : null])
+      const problems = config && hooks.validate && !this._connections.has(name) ? hooks.validate(name, config) : undefined
+      entries.push(
+        problems ? [name, config ? this._connectConfig(config) : null, problems] : [name, config ? this._connectConfig(config) : null],
+      )
     }
     /** @type {{ started: string[], connected: string[], errors: Array<[string, string]>, call: number }} */
     const start = JSON.parse(this._native.start(JSON.stringify(entries)))

@@ -211,14 +211,35 @@ impl NativeManager {
         })
     }
 
-    /// Starts the servers of `configsJson` (`[[name, config], …]`, in order): `{ started,
-    /// connected, errors: [[name, message], …] }` as JSON.
+    /// Starts the servers of `configsJson` (`[[name, config, problems?], …]`, in order): `{
+    /// started, connected, errors: [[name, message], …] }` as JSON. `problems`: what the agent's
+    /// injected `validateServerConfig` found in that config (non-empty: refused with its words).
     #[napi]
     pub fn start(&self, env: Env, configs_json: String) -> Result<String> {
         guard(&env, || {
-            let configs: Vec<(String, Value)> =
-                serde_json::from_str(&configs_json).unwrap_or_default();
-            let r = self.manager.start(configs);
+            let entries: Vec<Vec<Value>> = serde_json::from_str(&configs_json).unwrap_or_default();
+            let mut configs = Vec::with_capacity(entries.len());
+            let mut found: HashMap<String, Vec<String>> = HashMap::new();
+            for entry in entries {
+                let mut parts = entry.into_iter();
+                let (Some(Value::String(name)), Some(config)) = (parts.next(), parts.next()) else {
+                    continue;
+                };
+                if let Some(Value::Array(problems)) = parts.next() {
+                    let problems: Vec<String> = problems
+                        .into_iter()
+                        .map(|p| match p {
+                            Value::String(s) => s,
+                            other => other.to_string(),
+                        })
+                        .collect();
+                    found.insert(name.clone(), problems);
+                }
+                configs.push((name, config));
+            }
+            let r = self
+                .manager
+                .start_with(configs, |name, _| found.remove(name).unwrap_or_default());
             Ok(json!({
                 "started": r.started,
                 "connected": r.connected,

@@ -540,3 +540,53 @@ async fn a_fixture_that_exits_after_every_handshake_is_stopped_by_the_breaker() 
     within(m.disconnect_all()).await;
     assert!(host.calls().contains(&Removed("storm".into())));
 }
+
+// --- the host's own config check (the agent's injected validateServerConfig) -------------------
+
+/// `start_with`: the host's problems refuse a config with its words; a config it passes still
+/// meets the package's check; a connected server is not checked again.
+#[tokio::test(start_paused = true)]
+async fn start_with_refuses_what_the_hosts_check_refuses() {
+    let host = Host::new();
+    let ok = MemServer::new("ok", &["o"]);
+    let vetoed = MemServer::new("vetoed", &["v"]);
+    host.add(&ok);
+    host.add(&vetoed);
+    let m = manager(&host, ManagerOptions::default());
+    let mut checked = Vec::new();
+    let report = m.start_with(
+        vec![
+            ok.entry(),
+            vetoed.entry(),
+            entry("broken", json!({ "type": "http" })),
+        ],
+        |name, _| {
+            checked.push(name.to_owned());
+            if name == "vetoed" {
+                vec!["not allowed".into(), "twice".into()]
+            } else {
+                Vec::new()
+            }
+        },
+    );
+    assert_eq!(checked, strings(&["ok", "vetoed", "broken"]));
+    assert_eq!(report.started, strings(&["ok"]));
+    assert_eq!(
+        report.errors,
+        vec![
+            ("vetoed".to_owned(), "not allowed; twice".to_owned()),
+            (
+                "broken".to_owned(),
+                "Server \"broken\": http server requires \"url\" field".to_owned()
+            ),
+        ]
+    );
+    within(m.gate(&report.started)).await;
+    let mut again = Vec::new();
+    let report = m.start_with(vec![ok.entry()], |name, _| {
+        again.push(name.to_owned());
+        Vec::new()
+    });
+    assert!(again.is_empty());
+    assert_eq!(report.connected, strings(&["ok"]));
+}

@@ -85,6 +85,18 @@ impl Manager {
     /// Starts every server of `configs` (name → config, in order) that is neither connected nor
     /// starting already and passes validation; returns at once.
     pub fn start(&self, configs: Vec<(String, Value)>) -> StartReport {
+        self.start_with(configs, |_, _| Vec::new())
+    }
+
+    /// [`Manager::start`] with the host's own check of each config before the package's: the
+    /// problems `check` finds (the agent's injected `validateServerConfig`, SPEC 11.2) refuse the
+    /// config with its words; a config it passes still goes through the package's validation
+    /// (which refuses only what cannot be run). `check` sees only the configs that would start.
+    pub fn start_with(
+        &self,
+        configs: Vec<(String, Value)>,
+        mut check: impl FnMut(&str, &Value) -> Vec<String>,
+    ) -> StartReport {
         let call = self.inner.tokens.fetch_add(1, Ordering::Relaxed) + 1;
         let mut report = StartReport {
             call,
@@ -108,7 +120,10 @@ impl Manager {
                 }
             }
             announced.push(name.clone());
-            let problems = crate::config::validate(&name, &config);
+            let mut problems = check(&name, &config);
+            if problems.is_empty() {
+                problems = crate::config::validate(&name, &config);
+            }
             if !problems.is_empty() {
                 report.errors.push((name, problems.join("; ")));
                 continue;
