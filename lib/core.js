@@ -612,6 +612,14 @@ function nativeConfig(config) {
       protocolHeadersWin: /** @type {{ protocolHeadersWin?: unknown }} */ (c).protocolHeadersWin === true,
       // The root's rule: a lost GET stream closes the transport (lib/client-current.js withDeadline).
       closeOnStreamLoss: /** @type {{ closeOnStreamLoss?: unknown }} */ (c).closeOnStreamLoss === true,
+      // The root's redirects (18.3.4 mcpFetch): as fetch follows them, or by hand for
+      // `headerPolicy: "origin-locked"`; 12.7's profile follows them within the origin only.
+      redirects:
+        /** @type {{ protocolHeadersWin?: unknown }} */ (c).protocolHeadersWin === true
+          ? c.headerPolicy === 'origin-locked'
+            ? 'origin-locked'
+            : 'follow'
+          : undefined,
     })
   }
   if (c.env !== undefined && c.env !== null && typeof c.env !== 'object') throw invalidConfig('env', 'must be an object of strings')

@@ -30,6 +30,13 @@ export interface HttpFrame {
   contentType?: string
 }
 
+/** What a proxy's gate answers in the server's place. */
+export interface GateAnswer {
+  status: number
+  headers?: Record<string, string>
+  body?: string
+}
+
 /** Header names the record keeps (others carry lengths, hosts, runtimes' user agents). */
 const KEPT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id', 'authorization', 'x-parity']
 
@@ -112,10 +119,14 @@ export class Ctx {
   }
 
   /**
-   * A recording proxy on 127.0.0.1:0 in front of `target`: every request it forwards is kept
+   * A recording proxy on 127.0.0.1:0 in front of `target`: every request it receives is kept
    * (method, path, the headers of KEPT_HEADERS, the JSON body) with the status of the answer.
+   * `gate` may answer a request itself (an auth check, a redirect) instead of forwarding it.
    */
-  async proxy(target: string): Promise<{ base: string; frames: HttpFrame[] }> {
+  async proxy(
+    target: string,
+    options: { gate?: (frame: HttpFrame) => GateAnswer | undefined } = {},
+  ): Promise<{ base: string; frames: HttpFrame[] }> {
     const frames: HttpFrame[] = []
     const server: Server = createServer(async (req, res) => {
       const body = await readBody(req)
@@ -125,6 +136,13 @@ export class Ctx {
         if (v !== undefined) frame.headers[name] = Array.isArray(v) ? v.join(', ') : v
       }
       frames.push(frame)
+      const gated = options.gate?.(frame)
+      if (gated) {
+        frame.status = gated.status
+        res.writeHead(gated.status, gated.headers ?? {})
+        res.end(gated.body ?? '')
+        return
+      }
       const controller = new AbortController()
       res.on('close', () => controller.abort())
       try {

@@ -147,4 +147,19 @@ export const SCENARIOS = [
     budgetMs: 25_000,
     covers: ['11.5 an idle remote server that drops comes back on its schedule (18.2.1)', 'reconnect policy argument'],
   },
+  {
+    name: 'auth-storage',
+    covers: [
+      '11.4 setAuthStorage: refresh, Authorization as a generated header, OAUTH_ACCESS_TOKEN for stdio',
+      '11.4 HttpTransport.onAuthError → new headers → one retry',
+    ],
+  },
+  {
+    name: 'origin-locked-redirects',
+    covers: [
+      '11.4 headerPolicy "origin-locked": manual redirects, at most 5, no 301/302/303 for POST, configured headers dropped across origins',
+      'without a policy: redirects followed as fetch follows them',
+    ],
+    fixes: [{ path: 'record.tooMany.connect.error.code', reason: CODE }],
+  },
 ]

@@ -25,7 +25,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use reqwest::header::{self, HeaderMap};
-use reqwest::{Method, StatusCode, Url};
+use reqwest::{Method, Url};
 
 /// The environment variable naming a PEM file of extra trusted CA certificates.
 pub const EXTRA_CA_CERTS_VAR: &str = "NODE_EXTRA_CA_CERTS";
@@ -55,6 +55,55 @@ pub enum Redirects {
     SameOrigin,
     /// Any, at most this many; one more is an error (`too many redirects`).
     Any(usize),
+    /// The agent's `headerPolicy: "origin-locked"` (18.3.4 `mcpFetch`): at most this many hops;
+    /// a request other than a GET follows only 307 and 308 (another redirect is an error, never
+    /// a silent GET); a hop to another origin than the first request's carries only the protocol
+    /// headers ([`PROTOCOL_HEADERS`]: the configured ones, credentials included, stay behind,
+    /// and come back on a hop to the first origin). One more hop is an error naming the URL
+    /// with its credential-like query values redacted.
+    OriginLocked(usize),
+}
+
+/// How an error of [`send`] starts when it is a redirect that [`Redirects::OriginLocked`]
+/// refuses (a policy's answer, not a network failure): the caller words it without this.
+pub const REFUSED_REDIRECT: &str = "refused redirect: ";
+
+/// The headers a hop to another origin keeps under [`Redirects::OriginLocked`]: those the client
+/// makes itself (the agent's "generated" headers).
+pub const PROTOCOL_HEADERS: [&str; 5] = [
+    "content-type",
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// `url` as an error may name it: the values of query parameters whose names look like
+/// credentials (`key`, `token`, `secret`, `auth`, in any case) replaced by `[redacted]`.
+pub fn redact_url(url: &Url) -> String {
+    let sensitive = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        ["key", "token", "secret", "auth"]
+            .iter()
+            .any(|w| lower.contains(w))
+    };
+    if !url.query_pairs().any(|(k, _)| sensitive(&k)) {
+        return url.to_string();
+    }
+    let mut out = url.clone();
+    let pairs: Vec<(String, String)> = url
+        .query_pairs()
+        .map(|(k, v)| {
+            let v = if sensitive(&k) {
+                "[redacted]".to_owned()
+            } else {
+                v.into_owned()
+            };
+            (k.into_owned(), v)
+        })
+        .collect();
+    out.query_pairs_mut().clear().extend_pairs(pairs);
+    out.to_string()
 }
 
 /// The TLS setup of every connection: rustls (aws-lc-rs), Mozilla's roots plus the
@@ -107,71 +156,142 @@ pub async fn send(
     request: reqwest::RequestBuilder,
     redirects: Redirects,
 ) -> Result<reqwest::Response, String> {
-    let client = client()?;
-    let mut request = request.build().map_err(error_chain)?;
+    let request = request.build().map_err(error_chain)?;
     let first = request.url().clone();
-    let mut followed = 0usize;
+    let first_headers =
+        matches!(redirects, Redirects::OriginLocked(_)).then(|| request.headers().clone());
+    send_from(request, redirects, &first, first_headers.as_ref(), 0).await
+}
+
+/// [`send`] of a request that is already hop `followed` of a chain that began at `first` with
+/// `first_headers` (needed by [`Redirects::OriginLocked`] only; the HTTP transport's own
+/// connections met the first redirects).
+pub async fn send_from(
+    mut request: reqwest::Request,
+    redirects: Redirects,
+    first: &Url,
+    first_headers: Option<&HeaderMap>,
+    mut followed: usize,
+) -> Result<reqwest::Response, String> {
+    let client = client()?;
     loop {
         // A copy to send again (a body given as bytes can be; a stream cannot: not followed).
         let again = (redirects != Redirects::Never)
             .then(|| request.try_clone())
             .flatten();
         let response = client.execute(request).await.map_err(error_chain)?;
-        let Some(mut next) = again else {
+        let Some(sent) = again else {
             return Ok(response);
         };
-        let Some(to) = redirect_target(&response) else {
-            return Ok(response);
-        };
-        match redirects {
-            Redirects::Never => return Ok(response),
-            Redirects::SameOrigin => {
-                if to.origin() != first.origin() || followed >= MAX_SAME_ORIGIN_REDIRECTS {
-                    return Ok(response);
-                }
+        match next_hop(
+            sent,
+            redirects,
+            (first, first_headers),
+            followed,
+            response.status().as_u16(),
+            response.headers(),
+        )? {
+            Some((next, now)) => {
+                drop(response);
+                request = next;
+                followed = now;
             }
-            Redirects::Any(max) => {
-                if followed >= max {
-                    return Err("error following redirect: too many redirects".into());
-                }
-            }
+            None => return Ok(response),
         }
-        followed += 1;
-        let status = response.status();
-        drop(response);
-        if status == StatusCode::SEE_OTHER
-            || (matches!(status, StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND)
-                && next.method() == Method::POST)
-        {
-            if next.method() != Method::HEAD {
-                *next.method_mut() = Method::GET;
-            }
-            *next.body_mut() = None;
-            for name in [
-                header::CONTENT_TYPE,
-                header::CONTENT_LENGTH,
-                header::CONTENT_ENCODING,
-                header::TRANSFER_ENCODING,
-            ] {
-                next.headers_mut().remove(name);
-            }
-        }
-        if to.origin() != next.url().origin() {
-            remove_credentials(next.headers_mut());
-        }
-        *next.url_mut() = to;
-        request = next;
     }
 }
 
-/// Where a redirect response sends the request: its `Location` resolved against the request's
-/// URL, when the status is a redirect and the target is `http:` or `https:`.
-fn redirect_target(response: &reqwest::Response) -> Option<Url> {
-    if !matches!(response.status().as_u16(), 301 | 302 | 303 | 307 | 308) {
+/// What follows an answer of `status` with `headers` to `sent` (hop `followed` of a chain that
+/// began at `first`, with its headers when known): the next request and the hops followed then, `None` when the answer is
+/// the caller's (not a redirect, or one the policy does not follow), or the error that ends the
+/// chain.
+///
+/// Following: a 303, and a 301 or 302 to a POST, becomes a GET without a body (as `fetch` does;
+/// [`Redirects::OriginLocked`] refuses those for a request other than a GET); the others repeat
+/// the request. A redirect that leaves the origin of the request before it drops
+/// `Authorization`, `Cookie` and `Proxy-Authorization`; one under
+/// [`Redirects::OriginLocked`] has the first request's headers on the first origin and only
+/// their [`PROTOCOL_HEADERS`] off it.
+pub fn next_hop(
+    mut next: reqwest::Request,
+    redirects: Redirects,
+    (first, first_headers): (&Url, Option<&HeaderMap>),
+    followed: usize,
+    status: u16,
+    headers: &HeaderMap,
+) -> Result<Option<(reqwest::Request, usize)>, String> {
+    let Some(to) = redirect_target(status, headers, next.url()) else {
+        return Ok(None);
+    };
+    match redirects {
+        Redirects::Never => return Ok(None),
+        Redirects::SameOrigin => {
+            if to.origin() != first.origin() || followed >= MAX_SAME_ORIGIN_REDIRECTS {
+                return Ok(None);
+            }
+        }
+        Redirects::Any(max) => {
+            if followed >= max {
+                return Err("error following redirect: too many redirects".into());
+            }
+        }
+        Redirects::OriginLocked(max) => {
+            if next.method() != Method::GET && !matches!(status, 307 | 308) {
+                return Err(format!(
+                    "{REFUSED_REDIRECT}HTTP {status}: server redirected a {} request; refusing to follow",
+                    next.method()
+                ));
+            }
+            if followed >= max {
+                return Err(format!(
+                    "{REFUSED_REDIRECT}Too many redirects (> {max}) fetching {}",
+                    redact_url(first)
+                ));
+            }
+            if let Some(configured) = first_headers {
+                next.headers_mut().clone_from(configured);
+            }
+            if to.origin() != first.origin() {
+                let names: Vec<_> = next.headers().keys().cloned().collect();
+                for name in names {
+                    if !PROTOCOL_HEADERS.contains(&name.as_str()) {
+                        next.headers_mut().remove(name);
+                    }
+                }
+            }
+            *next.url_mut() = to;
+            return Ok(Some((next, followed + 1)));
+        }
+    }
+    if status == 303 || (matches!(status, 301 | 302) && next.method() == Method::POST) {
+        if next.method() != Method::HEAD {
+            *next.method_mut() = Method::GET;
+        }
+        *next.body_mut() = None;
+        for name in [
+            header::CONTENT_TYPE,
+            header::CONTENT_LENGTH,
+            header::CONTENT_ENCODING,
+            header::TRANSFER_ENCODING,
+        ] {
+            next.headers_mut().remove(name);
+        }
+    }
+    if to.origin() != next.url().origin() {
+        remove_credentials(next.headers_mut());
+    }
+    *next.url_mut() = to;
+    Ok(Some((next, followed + 1)))
+}
+
+/// Where a redirect answer sends the request: its `Location` resolved against the URL it
+/// answered, when the status is a redirect and the target is `http:` or `https:`.
+fn redirect_target(status: u16, headers: &HeaderMap, url: &Url) -> Option<Url> {
+    if !matches!(status, 301 | 302 | 303 | 307 | 308) {
         return None;
     }
-    let location = response.headers().get(header::LOCATION)?.to_str().ok()?;
-    let to = response.url().join(location).ok()?;
+    let location = headers.get(header::LOCATION)?.to_str().ok()?;
+    let to = url.join(location).ok()?;
     matches!(to.scheme(), "http" | "https").then_some(to)
 }
 
@@ -466,6 +586,105 @@ mod tests {
                 4,
                 "the first request and 3 redirects"
             );
+        })
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn origin_locked_redirects_drop_configured_headers_off_origin_refuse_303_and_stop_at_5() {
+        tokio::time::timeout(Duration::from_secs(10), async {
+            static FIRST: OnceLock<String> = OnceLock::new();
+            let (elsewhere, elsewhere_seen) = server(|path, _| match path {
+                "/back" => redirect(307, &format!("{}/home", FIRST.get().unwrap())),
+                _ => ok("there"),
+            })
+            .await;
+            static ELSEWHERE: OnceLock<String> = OnceLock::new();
+            ELSEWHERE.set(elsewhere).unwrap();
+            let (base, seen) = server(|path, _| match path {
+                "/hop" => redirect(307, "/home"),
+                "/home" => ok("home"),
+                "/away" => redirect(308, &format!("{}/x", ELSEWHERE.get().unwrap())),
+                "/round" => redirect(307, &format!("{}/back", ELSEWHERE.get().unwrap())),
+                "/see-other" => redirect(303, "/home"),
+                p if p.starts_with("/loop") => redirect(307, "/loop"),
+                _ => ok("?"),
+            })
+            .await;
+            FIRST.set(base.clone()).unwrap();
+            let c = client().unwrap();
+            let post = |path: &str| {
+                c.post(format!("{base}{path}"))
+                    .header("content-type", "application/json")
+                    .header("mcp-protocol-version", "2025-11-25")
+                    .header("authorization", "Bearer k")
+                    .header("x-api-key", "secret")
+                    .body("{\"n\":1}")
+            };
+            let locked = Redirects::OriginLocked(5);
+            // Within the origin: everything kept.
+            let r = send(post("/hop"), locked).await.unwrap();
+            assert_eq!(r.text().await.unwrap(), "home");
+            {
+                let seen = seen.lock().unwrap();
+                assert_eq!(
+                    (seen[1].method.as_str(), seen[1].path.as_str()),
+                    ("POST", "/home")
+                );
+                assert_eq!(seen[1].header("x-api-key"), Some("secret"));
+                assert_eq!(seen[1].body, "{\"n\":1}");
+            }
+            // Off the origin: only the protocol headers, the body and method kept.
+            let r = send(post("/away"), locked).await.unwrap();
+            assert_eq!(r.text().await.unwrap(), "there");
+            {
+                let there = elsewhere_seen.lock().unwrap();
+                assert_eq!(
+                    (there[0].method.as_str(), there[0].body.as_str()),
+                    ("POST", "{\"n\":1}")
+                );
+                assert_eq!(there[0].header("x-api-key"), None);
+                assert_eq!(there[0].header("authorization"), None);
+                assert_eq!(there[0].header("content-type"), Some("application/json"));
+                assert_eq!(there[0].header("mcp-protocol-version"), Some("2025-11-25"));
+            }
+            // Back to the first origin: the configured headers again.
+            let r = send(post("/round"), locked).await.unwrap();
+            assert_eq!(r.text().await.unwrap(), "home");
+            assert_eq!(
+                seen.lock().unwrap().last().unwrap().header("x-api-key"),
+                Some("secret")
+            );
+            // A POST redirected with 303: refused, not turned into a GET.
+            let before = seen.lock().unwrap().len();
+            let e = send(post("/see-other"), locked).await.unwrap_err();
+            assert_eq!(
+                e,
+                "HTTP 303: server redirected a POST request; refusing to follow"
+            );
+            assert_eq!(seen.lock().unwrap().len() - before, 1);
+            // A GET follows it.
+            let r = send(c.get(format!("{base}/see-other")), locked)
+                .await
+                .unwrap();
+            assert_eq!(r.text().await.unwrap(), "home");
+            // Six redirects in a row: the first request and 5 hops, then the error, the URL's
+            // credential-like values redacted.
+            let before = seen.lock().unwrap().len();
+            let e = send(
+                c.post(format!("{base}/loop?api_key=abc&page=2")).body("{}"),
+                locked,
+            )
+            .await
+            .unwrap_err();
+            assert_eq!(
+                e,
+                format!(
+                    "Too many redirects (> 5) fetching {base}/loop?api_key=%5Bredacted%5D&page=2"
+                )
+            );
+            assert_eq!(seen.lock().unwrap().len() - before, 6);
         })
         .await
         .unwrap();

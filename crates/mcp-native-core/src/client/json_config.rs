@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::jsonrpc::IdFormat;
 use crate::transport::MAX_TIMEOUT_MS;
 use crate::transport::http::{
-    DEFAULT_MAX_MESSAGE_BYTES as HTTP_MAX, DEFAULT_TIMEOUT_MS, HttpConfig,
+    DEFAULT_MAX_MESSAGE_BYTES as HTTP_MAX, DEFAULT_TIMEOUT_MS, HttpConfig, RedirectRule,
 };
 use crate::transport::stdio::{
     DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_MESSAGE_BYTES as STDIO_MAX, StdioConfig,
@@ -171,6 +171,11 @@ pub fn http_config(json: &str) -> Result<HttpConfig, Error> {
         protocol_headers_win: f.opt_bool("protocolHeadersWin"),
         close_on_stream_loss: f.opt_bool("closeOnStreamLoss"),
         request_id_format: IdFormat::from_setting(f.opt_string("requestIdFormat")?.as_deref()),
+        redirects: match f.opt_string("redirects")?.as_deref() {
+            Some("follow") => RedirectRule::Follow,
+            Some("origin-locked") => RedirectRule::OriginLocked,
+            _ => RedirectRule::SameOrigin,
+        },
     })
 }
 
@@ -225,9 +230,12 @@ mod tests {
         assert_eq!(plain.request_id_format, IdFormat::Number);
         assert_eq!(plain.host_has_console, None);
         let sse = http_config(
-            r#"{"type":"sse","url":"http://h/sse","legacyOnly":true,"protocolHeadersWin":true,"closeOnStreamLoss":true}"#,
+            r#"{"type":"sse","url":"http://h/sse","legacyOnly":true,"protocolHeadersWin":true,"closeOnStreamLoss":true,"redirects":"origin-locked"}"#,
         )
         .unwrap();
+        assert_eq!(sse.redirects, RedirectRule::OriginLocked);
+        let follow = http_config(r#"{"url":"http://h/mcp","redirects":"follow"}"#).unwrap();
+        assert_eq!(follow.redirects, RedirectRule::Follow);
         assert!(
             sse.legacy_only
                 && sse.legacy_fallback
@@ -237,6 +245,7 @@ mod tests {
         // legacyOnly means something only for type "sse".
         let http =
             http_config(r#"{"type":"http","url":"http://h/mcp","legacyOnly":true}"#).unwrap();
+        assert_eq!(http.redirects, RedirectRule::SameOrigin);
         assert!(
             !http.legacy_only
                 && !http.legacy_fallback

@@ -53,7 +53,7 @@ impl Inner {
         let mut resp = self
             .get(self.get_headers(None).await?)
             .await
-            .map_err(|e| Error::Io(format!("fetch failed: {e}")))?;
+            .map_err(super::post::fetch_failed)?;
         if !(200..300).contains(&resp.status()) {
             let status = resp.status();
             let headers = resp.headers().clone();

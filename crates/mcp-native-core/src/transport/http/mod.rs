@@ -135,6 +135,37 @@ pub struct HttpConfig {
     /// How request ids are written (the agent's `requestIdFormat`): numbers by default.
     #[serde(default)]
     pub request_id_format: crate::jsonrpc::IdFormat,
+    /// Which redirects the transport follows.
+    #[serde(default)]
+    pub redirects: RedirectRule,
+}
+
+/// Which redirects an HTTP transport follows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RedirectRule {
+    /// Those within the server's origin, at most 10 (12.7's profile: a configured header never
+    /// travels to another host because the server said so).
+    #[default]
+    SameOrigin,
+    /// As `fetch` follows them (the agent since 18.3.4 without a header policy): any, at most
+    /// 20; a 303, and a 301 or 302 of a POST, become a GET; credentials (`Authorization`,
+    /// cookies) dropped off the origin, other configured headers kept.
+    Follow,
+    /// The agent's `headerPolicy: "origin-locked"`: see [`crate::net::Redirects::OriginLocked`]
+    /// (at most 5 hops).
+    OriginLocked,
+}
+
+impl RedirectRule {
+    /// The policy of [`crate::net::send`].
+    pub fn policy(self) -> crate::net::Redirects {
+        match self {
+            RedirectRule::SameOrigin => crate::net::Redirects::SameOrigin,
+            RedirectRule::Follow => crate::net::Redirects::Any(20),
+            RedirectRule::OriginLocked => crate::net::Redirects::OriginLocked(5),
+        }
+    }
 }
 
 impl HttpConfig {
@@ -150,6 +181,7 @@ impl HttpConfig {
             protocol_headers_win: false,
             close_on_stream_loss: false,
             request_id_format: Default::default(),
+            redirects: RedirectRule::SameOrigin,
         }
     }
 }
@@ -686,13 +718,12 @@ impl Inner {
     }
 
     /// Sends `request` (made with `self.client`) through the shared client, following
-    /// redirects within the server's origin only: a configured header (an API key) must never
-    /// travel to another host because the server said so.
+    /// redirects as the config's [`RedirectRule`] says.
     pub(super) async fn send(
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, String> {
-        crate::net::send(request, crate::net::Redirects::SameOrigin).await
+        crate::net::send(request, self.config.redirects.policy()).await
     }
 
     /// Reports the outcome of exchange `id` unless it was cancelled or closed meanwhile.

@@ -160,8 +160,10 @@ impl Inner {
     }
 
     /// Sends `method` to `url` with `headers` and `body` (none when empty): on the transport's
-    /// own connections when they serve `url`'s origin ([`h1`]), else (and for a redirect
-    /// received there) on the process's client, which follows redirects within the origin.
+    /// own connections when they serve `url`'s origin ([`h1`]), else on the process's client;
+    /// redirects are followed as the config's rule says (a redirect met on the own connections
+    /// is followed from that answer, on the process's client, and so are all later requests
+    /// until the transport closes).
     pub(super) async fn fetch(
         &self,
         method: reqwest::Method,
@@ -169,30 +171,62 @@ impl Inner {
         headers: HeaderMap,
         body: Bytes,
     ) -> Result<Resp, String> {
-        if let Some(pool) = self.lean().filter(|pool| pool.serves(&url))
-            && let Some(resp) = self.lean_answer(
-                pool.send(method.clone(), &url, &headers, body.clone())
-                    .await?,
-            )
-        {
-            return Ok(resp);
+        let policy = self.config.redirects.policy();
+        let standard = |method, url, headers| {
+            let request = self.client.request(method, url).headers(headers);
+            if body.is_empty() {
+                request
+            } else {
+                request.body(body.clone())
+            }
+        };
+        let Some(pool) = self.lean().filter(|pool| pool.serves(&url)) else {
+            return self
+                .send(standard(method, url, headers))
+                .await
+                .map(Resp::Std);
+        };
+        let r = pool
+            .send(method.clone(), &url, &headers, body.clone())
+            .await?;
+        if !is_redirect(r.status) {
+            return Ok(Resp::Lean(r));
         }
-        let mut request = self.client.request(method, url).headers(headers);
-        if !body.is_empty() {
-            request = request.body(body);
+        *lock(&self.lean) = None;
+        let request = standard(method, url.clone(), headers.clone())
+            .build()
+            .map_err(crate::net::error_chain)?;
+        let first = (&url, Some(&headers));
+        match crate::net::next_hop(request, policy, first, 0, r.status, &r.headers)? {
+            Some((next, followed)) => {
+                crate::net::send_from(next, policy, &url, Some(&headers), followed)
+                    .await
+                    .map(Resp::Std)
+            }
+            // Not followed: the redirect is the answer.
+            None => Ok(Resp::Lean(r)),
         }
-        self.send(request).await.map(Resp::Std)
     }
+}
 
-    /// A lean response as the caller gets it; `None` for a redirect, which reqwest is to follow
-    /// (its same-origin policy): the request goes again through reqwest, and so do all later
-    /// ones until the transport closes.
-    pub(super) fn lean_answer(&self, r: h1::Response) -> Option<Resp> {
-        if is_redirect(r.status) {
-            *lock(&self.lean) = None;
-            return None;
-        }
-        Some(Resp::Lean(r))
+/// The error of a POST that got no answer: a network failure (`fetch failed: …`), or a redirect
+/// the config's rule refuses, worded as the agent words it (`HTTP 303: server redirected a POST
+/// request; refusing to follow` with its status, `Too many redirects (> 5) fetching …`).
+pub(super) fn fetch_failed(e: String) -> Error {
+    let Some(refused) = e.strip_prefix(crate::net::REFUSED_REDIRECT) else {
+        return Error::Io(format!("fetch failed: {e}"));
+    };
+    let status = refused
+        .strip_prefix("HTTP ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse::<u16>().ok());
+    match status {
+        Some(status) => Error::Http {
+            status,
+            message: refused.to_owned(),
+            session_expired: false,
+        },
+        None => Error::Io(refused.to_owned()),
     }
 }
 
@@ -308,7 +342,7 @@ impl Inner {
             let resp = self
                 .fetch(reqwest::Method::POST, url, headers, frame.clone())
                 .await
-                .map_err(|e| Error::Io(format!("fetch failed: {e}")))?;
+                .map_err(fetch_failed)?;
             self.capture_session(resp.headers());
             let status = resp.status();
             if (200..300).contains(&status) {
