@@ -162,4 +162,18 @@ export const SCENARIOS = [
     ],
     fixes: [{ path: 'record.tooMany.connect.error.code', reason: CODE }],
   },
+  {
+    name: 'manager-reconcile',
+    covers: ['11.4 reconcileProjectConfig (serialized), reconcileBrowserFilter after a discovery, the config loader argument'],
+  },
+  {
+    name: 'config-lock-processes',
+    budgetMs: 45_000,
+    covers: ["11.5 concurrent config writes lose nothing (17.1.0), across processes, under the agent's withFileLock"],
+  },
+  {
+    name: 'manager-ladder-timing',
+    budgetMs: 30_000,
+    covers: ['11.4 the default reconnect ladder 500/1000/2000/4000 ms, then failed; stdio stops at the ladder'],
+  },
 ]
