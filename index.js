@@ -1,9 +1,10 @@
 'use strict'
 // mcp-native: the package root. Everything of the sub-paths, from the modules that implement them:
-// core.js (transports over the native addon), json-rpc.js, client.js, manager-current.js (the
+// core.js (transports over the native addon; the root's HTTP rules in http-current.js), json-rpc.js, client.js, manager-current.js (the
 // manager as the agent ships it today; the 12.7 one is mcp-native/compat-12.7's).
 
 const core = require('./lib/core.js')
+const httpCurrent = require('./lib/http-current.js')
 const jsonRpc = require('./lib/json-rpc.js')
 const client = require('./lib/client-current.js')
 const manager = require('./lib/manager-current.js')
@@ -18,8 +19,8 @@ const hooks = require('./lib/hooks.js')
 
 exports.StdioTransport = core.StdioTransport
 exports.createStdioTransport = core.createStdioTransport
-exports.HttpTransport = core.HttpTransport
-exports.createHttpTransport = core.createHttpTransport
+exports.HttpTransport = httpCurrent.HttpTransport
+exports.createHttpTransport = httpCurrent.createHttpTransport
 exports.callMCP = jsonRpc.callMCP
 exports.readMcpJsonRpcResponse = jsonRpc.readMcpJsonRpcResponse
 exports.redactUrlForLog = jsonRpc.redactUrlForLog

@@ -27,6 +27,7 @@ function deferred() {
 let accepted // the Authorization value it accepts now
 let refusal // the status of a refusal: 401 or 403
 let seen // [method, authorization, x-extra] of every POST, in order
+let resumes = [] // the authorization of every resumption GET, in order
 let onRefused // called after each refusal
 let legacyStream // the open legacy GET stream
 let base
@@ -48,8 +49,11 @@ const server = createServer((req, res) => {
       return
     }
     if (req.method === 'GET') {
-      // A resumption (Last-Event-ID) is refused as the POSTs are; the GET listener gets 405.
-      if (req.headers['last-event-id']) return res.writeHead(401, { 'www-authenticate': 'Bearer' }).end()
+      // A resumption (Last-Event-ID) is refused, whatever it carries; the GET listener gets 405.
+      if (req.headers['last-event-id']) {
+        resumes.push(auth)
+        return res.writeHead(401, { 'www-authenticate': 'Bearer' }).end('resume refused')
+      }
       return res.writeHead(405).end()
     }
     const msg = JSON.parse(body)
@@ -274,13 +278,48 @@ describe('HttpTransport.onAuthError (18.3.4)', () => {
   )
 
   it(
-    'never after an accepted SSE stream: a reply whose resumption is refused with 401 fails as the lost answer, onAuthError not called',
+    'never after an accepted SSE stream: a resumption refused with 401 asks onAuthError once and is made once more; refused again, the request fails as 18.3.4 words it and is not sent again',
     async () => {
       const s = await refused(async () => ({ Authorization: 'Bearer other' }))
       accepted = 'Bearer old'
+      resumes = []
       const err = await s.t.request('sse-accept').catch((e) => e)
-      expect(err).toMatchObject({ code: 'MCP_NO_RESPONSE' })
-      expect(s.calls).toBe(0)
+      expect(err.message).toBe('HTTP 401 resuming MCP SSE stream: resume refused')
+      // Not an HTTP status (nothing sends the accepted request again); the bare transport keeps
+      // the package's error kinds (the function API and the manager make it 18.3.4's
+      // SSEResumeError: parity scenario auth-sse-resume).
+      expect(err.code).toBe('MCP_IO_ERROR')
+      expect(s.calls).toBe(1)
+      expect(resumes).toEqual(['Bearer old', 'Bearer other'])
+      expect(seen.map(([method]) => method)).toEqual(['sse-accept'])
+    },
+    T,
+  )
+
+  it(
+    'a refused resumption whose onAuthError gives no headers: "auth refresh failed", one resumption, the request not sent again',
+    async () => {
+      const s = await refused(async () => null)
+      accepted = 'Bearer old'
+      resumes = []
+      const err = await s.t.request('sse-accept').catch((e) => e)
+      expect(err.message).toBe('HTTP 401 resuming MCP SSE stream: auth refresh failed')
+      expect(s.calls).toBe(1)
+      expect(resumes).toEqual(['Bearer old'])
+      expect(seen.map(([method]) => method)).toEqual(['sse-accept'])
+    },
+    T,
+  )
+
+  it(
+    'without onAuthError a refused resumption fails at once with its status and text',
+    async () => {
+      const s = await refused(undefined)
+      accepted = 'Bearer old'
+      resumes = []
+      const err = await s.t.request('sse-accept').catch((e) => e)
+      expect(err.message).toBe('HTTP 401 resuming MCP SSE stream: resume refused')
+      expect(resumes).toEqual(['Bearer old'])
       expect(seen.map(([method]) => method)).toEqual(['sse-accept'])
     },
     T,

@@ -12,6 +12,7 @@ const { hookLogger, projectDir } = require('./hooks.js')
 const path = require('node:path')
 const url = require('node:url')
 const { createSseTransport } = require('./sse.js')
+const { createHttpTransport } = require('./http-current.js')
 const base = require('./client.js')
 const { resolveMCPTimeoutMs, describeMCPTimeout } = require('./timeout.js')
 const { toAgentError, mapTransportErrors, transportKindOf } = require('./root-errors.js')
@@ -57,14 +58,13 @@ class MCPConnectionTimeoutError extends Error {
 
 /**
  * 18.3.4 `createTransport`: a connected transport of the config's type; `type: "sse"` is the
- * legacy HTTP+SSE transport; an HTTP transport gets a copy of the config with the agent's header
- * rule (`protocolHeadersWin`).
+ * legacy HTTP+SSE transport; an HTTP transport is the root's (the agent's rules).
  * @param {MCPServerConfig} config
  */
 async function createTransport(config) {
   if (config?.type === 'sse') return createSseTransport(config)
-  // The agent's header rule (protocol headers win) for an HTTP server.
-  if (config?.type === 'http') return base.createTransport({ ...config, protocolHeadersWin: true })
+  // The root's HTTP transport (the agent's rules: lib/http-current.js).
+  if (config?.type === 'http') return createHttpTransport(/** @type {any} */ (config))
   return base.createTransport(config)
 }
 

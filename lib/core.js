@@ -1256,11 +1256,8 @@ class HttpTransport extends NativeTransport {
     super(config)
     this.url = config?.url
     this._listening = false
-    /**
-     * The agent's hook (18.3.4): new headers after a 401/403 refusal, for one more try.
-     * @type {(() => Promise<Record<string, string> | null>) | undefined}
-     */
-    this.onAuthError = undefined
+    /** @type {(() => Promise<Record<string, string> | null>) | undefined} see `onAuthError` */
+    this._onAuthError = undefined
     /** Counts the headers `onAuthError` gave: a refusal of a request made before the latest
      * ones is retried with them without asking again. */
     this._authEpoch = 0
@@ -1268,6 +1265,31 @@ class HttpTransport extends NativeTransport {
     this._authAsk = null
     this._native = makeNative ? makeNative(this._eventHandler()) : new native.NativeHttp(this._eventHandler())
     this._bindCalls()
+  }
+
+  /**
+   * The agent's hook (18.3.4): new headers after a 401/403 refusal, for one more try — of a
+   * request or notification here, and of a refused SSE resumption in Rust (which asks through
+   * the refresher registered below and then resumes with the new headers).
+   * @returns {(() => Promise<Record<string, string> | null>) | undefined}
+   */
+  get onAuthError() {
+    return this._onAuthError
+  }
+
+  set onAuthError(fn) {
+    this._onAuthError = fn
+    // A weak reference: the refresher lives in Rust, which this object owns; a strong one would
+    // keep both alive forever.
+    const self = new WeakRef(this)
+    this._native.setHeadersRefresher(
+      typeof fn === 'function'
+        ? () => {
+            const transport = self.deref()
+            return transport ? transport._newHeaders(undefined).then((applied) => String(applied)) : Promise.resolve('false')
+          }
+        : null,
+    )
   }
 
   /**

@@ -132,8 +132,10 @@ function make(original, o) {
 }
 
 /**
- * @param {MCPTransportError} mapped
+ * @template {Error} T
+ * @param {T} mapped
  * @param {Error & Record<string, unknown>} original
+ * @returns {T}
  */
 function carry(mapped, original) {
   const target = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (mapped))
@@ -254,6 +256,7 @@ function toAgentError(error, ctx) {
       if (kind === 'stdio' && /^write (?:E[A-Z]+|failed)$/.test(message)) {
         return notificationLost(e, ctx.phase === 'connect' ? 'notifications/initialized' : ctx.method)
       }
+      if (kind === 'http' && /^HTTP \d{3} resuming MCP SSE stream: /.test(message)) return resumeError(e)
       if (kind === 'http' && refused(message)) {
         return make(e, {
           transport,
@@ -272,6 +275,20 @@ function toAgentError(error, ctx) {
     default:
       return normalized(e, kind, 'protocol')
   }
+}
+
+/**
+ * 18.3.4's error of a refused SSE resumption (a plain `Error` of its own class, which its
+ * request retry never sends again: the server accepted the request); the package's members kept.
+ */
+class SSEResumeError extends Error {}
+
+/**
+ * @param {Error & Record<string, unknown>} original
+ * @returns {Error}
+ */
+function resumeError(original) {
+  return carry(new SSEResumeError(original.message, { cause: original }), original)
 }
 
 /**

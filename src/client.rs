@@ -355,6 +355,25 @@ impl NativeClient {
         })
     }
 
+    /// HTTP: as `NativeHttp.setHeadersRefresher`, for this connection and every later one.
+    #[napi]
+    pub fn set_headers_refresher(
+        &self,
+        env: Env,
+        host: Option<Function<'_, (String, String), Promise<String>>>,
+    ) -> Result<()> {
+        guard(&env, || {
+            let refresher = match host {
+                Some(host) => Some(super::host::headers_refresher(super::host::host_callback(
+                    &env, host,
+                )?)),
+                None => None,
+            };
+            self.client.set_headers_refresher(refresher);
+            Ok(())
+        })
+    }
+
     /// HTTP: replaces the current connection's configured headers (as `NativeHttp.setHeaders`).
     /// `null` too when there is no HTTP connection now (a reconnect takes the config's headers).
     #[napi]

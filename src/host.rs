@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use mcp_native_core::transport::http::HeadersRefresher;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use serde_json::Value;
@@ -45,5 +46,15 @@ pub(super) fn ask(
             .await
             .map_err(|e| e.reason.clone())?;
         answer.await.map_err(|e| e.reason.clone())
+    })
+}
+
+/// The agent's `onAuthError` as the core's [`HeadersRefresher`]: `host("auth", null)` resolves to
+/// `"true"` when the JS face applied new headers (`setHeaders`) first; anything else, a throw or
+/// a rejection, is none.
+pub(super) fn headers_refresher(call: Arc<HostCallback>) -> HeadersRefresher {
+    Arc::new(move || {
+        let asked = ask(&call, "auth", &Value::Null);
+        Box::pin(async move { matches!(asked.await.as_deref(), Ok("true")) })
     })
 }

@@ -8,10 +8,11 @@ use napi_derive::napi;
 
 use super::convert::{as_id, header_list, http_config, millis};
 use super::errors::{descriptor_text, guard};
+use super::host::{headers_refresher, host_callback};
 use super::reply_outcome;
 use super::sink::BatchSink;
 use super::stdio::read_batch;
-use mcp_native_core::transport::http::HttpTransport;
+use mcp_native_core::transport::http::{HeadersRefresher, HttpTransport};
 use mcp_native_core::transport::{EventSink, Reply, Transport};
 
 /// Low-level HTTP transport. Use `HttpTransport` from the package root instead.
@@ -21,6 +22,8 @@ pub struct NativeHttp {
     /// is honoured).
     inner: Option<HttpTransport>,
     sink: Arc<BatchSink>,
+    /// The JS face's `onAuthError`, for the transport's own work (see `setHeadersRefresher`).
+    refresher: Option<HeadersRefresher>,
 }
 
 #[napi]
@@ -32,6 +35,7 @@ impl NativeHttp {
             Ok(NativeHttp {
                 inner: None,
                 sink: BatchSink::new(&env, on_events)?,
+                refresher: None,
             })
         })
     }
@@ -50,6 +54,7 @@ impl NativeHttp {
                 Ok(t) => t,
                 Err(e) => return Ok(Some(descriptor_text(&e))),
             };
+            transport.set_headers_refresher(self.refresher.clone());
             transport.connect();
             self.inner = Some(transport);
             Ok(None)
@@ -112,6 +117,29 @@ impl NativeHttp {
                 .and_then(|headers| inner.set_headers(&headers))
                 .err()
                 .map(|e| descriptor_text(&e)))
+        })
+    }
+
+    /// Sets (`host(kind, payload) → Promise<string>`, asked `("auth", "null")` and answering
+    /// `"true"` once it applied new headers with `setHeaders`) or clears (`null`) what the
+    /// transport asks when an SSE resumption is refused with 401/403 (the agent's rule: then
+    /// resumed once with the new headers). Kept across `connect`s.
+    #[napi]
+    pub fn set_headers_refresher(
+        &mut self,
+        env: Env,
+        host: Option<Function<'_, (String, String), Promise<String>>>,
+    ) -> Result<()> {
+        guard(&env, || {
+            let refresher = match host {
+                Some(host) => Some(headers_refresher(host_callback(&env, host)?)),
+                None => None,
+            };
+            if let Some(inner) = &self.inner {
+                inner.set_headers_refresher(refresher.clone());
+            }
+            self.refresher = refresher;
+            Ok(())
         })
     }
 

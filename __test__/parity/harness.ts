@@ -382,6 +382,40 @@ export function groupEvents(events: unknown[]): Json {
   return toJson({ first: events[0], count: events.length, byServer: out })
 }
 
+/**
+ * The agent's credential storage as its oauth-credentials.ts reads it (`credentials.get/list`,
+ * `oauth.refreshStored`), holding `initial` (credential id → credential). What a refresh issues
+ * is the scenario's: a new `tok-<n>` when the credential is due (expired or within 5 minutes) or
+ * the refresh is forced, unless `frozen`; every refresh is recorded per credential.
+ */
+export function agentAuthStorage(initial: Record<string, Agent>) {
+  const credentials = new Map<string, Agent>(Object.entries(initial))
+  const refreshes: Record<string, unknown[]> = {}
+  const state = { issued: 1, frozen: false }
+  const storage = {
+    credentials: {
+      get: (id: string) => credentials.get(id),
+      list: (provider: string) => (credentials.has(provider) ? [{ id: 7, credential: credentials.get(provider) }] : []),
+    },
+    oauth: {
+      refreshStored: async (provider: string, opts: Agent) => {
+        ;(refreshes[provider] ??= []).push({
+          credentialId: opts?.credentialId ?? null,
+          forceRefresh: opts?.forceRefresh ?? null,
+          keep: opts?.keepCredentialOnRefreshFailure ?? null,
+        })
+        const current = credentials.get(provider)
+        const due = opts?.forceRefresh || current.expires < Date.now() + 5 * 60_000
+        if (!due || state.frozen) return { credential: current, refreshed: false, removed: false }
+        const next = { ...current, access: `tok-${state.issued++}`, expires: Date.now() + 3_600_000 }
+        credentials.set(provider, next)
+        return { credential: next, refreshed: true, removed: false }
+      },
+    },
+  }
+  return { storage, credentials, refreshes, state }
+}
+
 /** What a scenario module exports. */
 export interface Scenario {
   default(ctx: Ctx): Promise<unknown>

@@ -155,6 +155,10 @@ export const SCENARIOS = [
     ],
   },
   {
+    name: 'auth-sse-resume',
+    covers: ['11.4 onAuthError on a refused SSE resume: one refresh, then the resume; never a replay after an accepted SSE stream'],
+  },
+  {
     name: 'origin-locked-redirects',
     covers: [
       '11.4 headerPolicy "origin-locked": manual redirects, at most 5, no 301/302/303 for POST, configured headers dropped across origins',

@@ -3,6 +3,7 @@
 // defaults: the names of sections 1–10, in their order. Where the root and this profile agree they
 // are the same objects; where they conflict (the list is in the README), this profile has 12.7's.
 const root = require('../../index.js')
+const core = require('../core.js')
 const manager = require('../manager.js')
 const loader = require('../loader.js')
 const toolBridge = require('../tool-bridge.js')
@@ -12,8 +13,8 @@ const od127 = require('./compat-12.7/oauth-discovery.js')
 
 exports.StdioTransport = root.StdioTransport
 exports.createStdioTransport = root.createStdioTransport
-exports.HttpTransport = root.HttpTransport
-exports.createHttpTransport = root.createHttpTransport
+exports.HttpTransport = core.HttpTransport
+exports.createHttpTransport = core.createHttpTransport
 exports.callMCP = require('../json-rpc.js').callMCP127
 exports.parseSSE = root.parseSSE
 exports.createTransport = client.createTransport

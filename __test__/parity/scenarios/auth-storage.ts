@@ -4,7 +4,7 @@
 // taking it (401), HttpTransport.onAuthError refreshes with forceRefresh and the request is made
 // once more; a refresh that brings nothing new ends in the 401's error after one retry; a stdio
 // server gets OAUTH_ACCESS_TOKEN; `prepareConfig(…, {oauth: false})` leaves the credential out.
-import { type Agent, type Ctx, httpFrames, settle } from '../harness.ts'
+import { type Agent, type Ctx, agentAuthStorage, httpFrames, settle } from '../harness.ts'
 
 export default async function (ctx: Ctx) {
   const { MCPManager } = await ctx.mod('mcp/index.ts')
@@ -17,37 +17,12 @@ export default async function (ctx: Ctx) {
         : { status: 401, headers: { 'www-authenticate': 'Bearer realm="parity"', 'content-type': 'text/plain' }, body: 'unauthorized' },
   })
 
-  // The agent's storage shape (AuthStorage: credentials.get/list, oauth.refreshStored); what the
-  // refresh issues is this scenario's: a new token when expired or forced, unless `frozen`.
-  const credentials = new Map<string, Agent>([
-    ['mcp_oauth:remote', { type: 'oauth', access: 'stale', refresh: 'r1', expires: Date.now() - 1000 }],
-    ['mcp_oauth:local', { type: 'oauth', access: 'local-token', refresh: 'r2', expires: Date.now() + 3_600_000 }],
-  ])
-  // Per credential: the two servers connect at the same time.
-  const refreshes: Record<string, unknown[]> = {}
-  let issued = 1
-  let frozen = false
-  const storage = {
-    credentials: {
-      get: (id: string) => credentials.get(id),
-      list: (provider: string) => (credentials.has(provider) ? [{ id: 7, credential: credentials.get(provider) }] : []),
-    },
-    oauth: {
-      refreshStored: async (provider: string, opts: Agent) => {
-        ;(refreshes[provider] ??= []).push({
-          credentialId: opts?.credentialId ?? null,
-          forceRefresh: opts?.forceRefresh ?? null,
-          keep: opts?.keepCredentialOnRefreshFailure ?? null,
-        })
-        const current = credentials.get(provider)
-        const due = opts?.forceRefresh || current.expires < Date.now() + 5 * 60_000
-        if (!due || frozen) return { credential: current, refreshed: false, removed: false }
-        const next = { ...current, access: `tok-${issued++}`, expires: Date.now() + 3_600_000 }
-        credentials.set(provider, next)
-        return { credential: next, refreshed: true, removed: false }
-      },
-    },
-  }
+  // The agent's storage shape; what the refresh issues is this scenario's (harness.ts).
+  const auth = agentAuthStorage({
+    'mcp_oauth:remote': { type: 'oauth', access: 'stale', refresh: 'r1', expires: Date.now() - 1000 },
+    'mcp_oauth:local': { type: 'oauth', access: 'local-token', refresh: 'r2', expires: Date.now() + 3_600_000 },
+  })
+  const { storage, refreshes } = auth
 
   const manager = new MCPManager(ctx.project)
   ctx.defer(() => manager.disconnectAll())
@@ -70,7 +45,7 @@ export default async function (ctx: Ctx) {
   const rotated = await settle(ctx.within('echo 2', 10_000, transport().request('echo', { n: 2 })))
   // The refresh brings nothing new: the retry gets 401 too, and that is the answer.
   valid = 'tok-never'
-  frozen = true
+  auth.state.frozen = true
   const refused = await settle(ctx.within('echo 3', 10_000, transport().request('echo', { n: 3 })))
   const localEnv = await settle(
     ctx.within('env', 5000, manager.getConnection('local').transport.request('env', { names: ['OAUTH_ACCESS_TOKEN'] })),

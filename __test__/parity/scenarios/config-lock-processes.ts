@@ -16,7 +16,7 @@ export default async function (ctx: Ctx) {
     script,
     [
       'const [tree, file, prefix, count] = process.argv.slice(2)',
-      "const w = await import(`${tree}/src/mcp/config-writer.ts`)",
+      'const w = await import(`${tree}/src/mcp/config-writer.ts`)',
       'await Promise.all(Array.from({ length: Number(count) }, (_, i) =>',
       "  w.updateMCPServer(file, `${prefix}${i}`, { command: 'node', args: [String(i)] })))",
       "process.stdout.write('done')",
@@ -34,11 +34,7 @@ export default async function (ctx: Ctx) {
       child.stderr.on('data', (d) => (err += d))
       child.on('close', (code) => resolve({ code, out, err: err.slice(0, 500) }))
     })
-  const results = await within(
-    'writers',
-    40_000,
-    Promise.all(Array.from({ length: PROCESSES }, (_, p) => run(`p${p}-`))),
-  )
+  const results = await within('writers', 40_000, Promise.all(Array.from({ length: PROCESSES }, (_, p) => run(`p${p}-`))))
   const config = JSON.parse(readFileSync(file, 'utf8'))
   const names = Object.keys(config.mcpServers ?? {})
   const expected = Array.from({ length: PROCESSES }, (_, p) => Array.from({ length: EACH }, (_, i) => `p${p}-${i}`)).flat()

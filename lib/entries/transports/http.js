@@ -1,5 +1,5 @@
 'use strict'
-// mcp-native/transports/http: the Streamable HTTP transport (18.3.4 `transports/http.ts`); in lib/core.js.
-const core = require('../../core.js')
-exports.HttpTransport = core.HttpTransport
-exports.createHttpTransport = core.createHttpTransport
+// mcp-native/transports/http: the Streamable HTTP transport (18.3.4 `transports/http.ts`); in lib/core.js, with the agent's rules (lib/http-current.js).
+const http = require('../../http-current.js')
+exports.HttpTransport = http.HttpTransport
+exports.createHttpTransport = http.createHttpTransport

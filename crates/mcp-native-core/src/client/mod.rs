@@ -157,6 +157,8 @@ pub(crate) struct Inner {
     pub(crate) handler: Mutex<Handler>,
     /// Deliver the server's stderr as events (stdio).
     pub(crate) stderr: std::sync::atomic::AtomicBool,
+    /// The owner's refresher of configured headers (HTTP; see [`Client::set_headers_refresher`]).
+    pub(crate) headers_refresher: Mutex<Option<crate::transport::http::HeadersRefresher>>,
     /// The session re-initialization in progress, shared by concurrent callers.
     pub(crate) reinit: reconnect::SharedReinit,
     /// Held while a server process is being started off the runtime thread: a deadline or
@@ -222,6 +224,7 @@ impl Client {
                 status_tx: watch::channel(Status::Idle).0,
                 handler: Mutex::new(handler),
                 stderr: std::sync::atomic::AtomicBool::new(false),
+                headers_refresher: Mutex::new(None),
                 reinit: Default::default(),
                 starting: Default::default(),
                 inputs: Default::default(),
@@ -318,6 +321,22 @@ impl Client {
         for conn in st.conn.iter().chain(st.attempt.iter()) {
             if let ConnKind::Stdio(t) = conn.kind() {
                 t.set_listeners(on, true);
+            }
+        }
+    }
+
+    /// Sets (or clears) the owner's refresher of configured headers (the agent's `onAuthError`)
+    /// on the HTTP connection now and on every later one: see
+    /// [`HttpTransport::set_headers_refresher`](crate::transport::http::HttpTransport::set_headers_refresher).
+    pub fn set_headers_refresher(
+        &self,
+        refresher: Option<crate::transport::http::HeadersRefresher>,
+    ) {
+        *lock(&self.inner.headers_refresher) = refresher.clone();
+        let st = lock(&self.inner.state);
+        for conn in st.conn.iter().chain(st.attempt.iter()) {
+            if let ConnKind::Http(t) = conn.kind() {
+                t.set_headers_refresher(refresher.clone());
             }
         }
     }

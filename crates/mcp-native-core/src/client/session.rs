@@ -57,6 +57,7 @@ fn open(inner: &Arc<Inner>, generation: u64) -> Result<Conn, Error> {
             if let Some(hook) = oauth_client(inner, config)? {
                 t.set_auth_hook(Some(hook as Arc<dyn crate::transport::AuthHook>));
             }
+            t.set_headers_refresher(lock(&inner.headers_refresher).clone());
             t.connect();
             ConnKind::Http(Arc::new(t))
         }

@@ -123,8 +123,10 @@ pub struct HttpConfig {
     pub legacy_only: bool,
     /// The agent's header rules since 18.3.4: configured headers never replace the client's
     /// protocol headers (content type, `Accept`), a configured `MCP-Protocol-Version` is
-    /// dropped, and the session's DELETE carries `Accept: */*` and the protocol version. Without
-    /// it (12.7, SPEC 3.3) configured headers override the content type and `Accept`.
+    /// dropped, and the session's DELETE carries `Accept: */*` and the protocol version; an SSE
+    /// resumption that is refused fails the request at once (after one
+    /// [`HeadersRefresher`] call on 401/403). Without it (12.7, SPEC 3.3) configured headers
+    /// override the content type and `Accept`, and a refused resumption is tried again.
     #[serde(default)]
     pub protocol_headers_win: bool,
     /// The agent's rule (18.3.4): the GET stream of server messages ending with nothing to
@@ -233,7 +235,14 @@ pub(crate) struct Inner {
     legacy: Mutex<Option<Arc<Legacy>>>,
     session_hook: Mutex<Option<Arc<dyn SessionHook>>>,
     auth_hook: Mutex<Option<Arc<dyn AuthHook>>>,
+    /// The agent's `onAuthError` (see [`HeadersRefresher`]), for the work the transport does on
+    /// its own: resuming an SSE answer.
+    headers_refresher: Mutex<Option<HeadersRefresher>>,
 }
+
+/// Asks the owner for new configured headers after a 401/403 (the agent's `onAuthError`):
+/// resolves to whether it applied some (with [`HttpTransport::set_headers`]) before resolving.
+pub type HeadersRefresher = Arc<dyn Fn() -> BoxFuture<'static, bool> + Send + Sync>;
 
 /// The caller's handle on a Streamable HTTP server.
 pub struct HttpTransport {
@@ -279,6 +288,7 @@ impl HttpTransport {
                 legacy: Mutex::new(None),
                 session_hook: Mutex::new(None),
                 auth_hook: Mutex::new(None),
+                headers_refresher: Mutex::new(None),
             }),
             next_id: AtomicU64::new(OWN_IDS_FROM),
         })
@@ -292,6 +302,13 @@ impl HttpTransport {
             self.inner.posted.store(false, Ordering::Release);
             self.inner.stop_legacy();
         }
+    }
+
+    /// Sets (or clears) the owner's [`HeadersRefresher`]: with the agent's HTTP rules
+    /// ([`HttpConfig::protocol_headers_win`]) an SSE resumption refused with 401/403 asks it
+    /// once, then resumes with the new headers.
+    pub fn set_headers_refresher(&self, refresher: Option<HeadersRefresher>) {
+        *lock(&self.inner.headers_refresher) = refresher;
     }
 
     /// The session id the server gave, if any.
@@ -1087,6 +1104,98 @@ mod tests {
                 SSE_RESUME_ATTEMPTS as usize,
                 "each resumption was tried"
             );
+        })
+        .await
+        .unwrap();
+    }
+
+    /// The agent's rule (`protocol_headers_win`, 18.3.4): a resumption refused with 401 asks the
+    /// headers refresher once and is made again with its headers; refused again, the request
+    /// fails at once with the status and the body, not as an HTTP status (nothing sends it again);
+    /// a refresher that applies none: `auth refresh failed` after one resumption.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_refused_sse_resumption_asks_the_refresher_once_under_the_agents_rule() {
+        tokio::time::timeout(Duration::from_secs(20), async {
+            let resumes = Arc::new(Mutex::new(Vec::<Option<String>>::new()));
+            let seen = resumes.clone();
+            let url = serve(Arc::new(move |method, head, _| {
+                if method == "get" {
+                    let auth = header_in(head, "authorization").map(str::to_owned);
+                    let accepted = auth.as_deref() == Some("bearer new");
+                    lock(&seen).push(auth);
+                    if accepted {
+                        let answer = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resumed\":true}}";
+                        return format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                             connection: close\r\n\r\nid: e2\ndata: {answer}\n\n"
+                        );
+                    }
+                    return "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer\r\n\
+                            content-length: 7\r\nconnection: close\r\n\r\nrefused"
+                        .into();
+                }
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+                 id: e1\nretry: 5\n\
+                 data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+                    .into()
+            }))
+            .await;
+            let transport = |refresh_to: Option<&'static str>| {
+                let (sink, events) = crate::transport::ChannelSink::new();
+                let mut config = HttpConfig::new(url.clone());
+                config.protocol_headers_win = true;
+                config.headers = vec![("Authorization".into(), "Bearer old".into())];
+                let t = Arc::new(HttpTransport::new(config, sink).unwrap());
+                t.connect();
+                let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+                let (counter, weak) = (asked.clone(), Arc::downgrade(&t));
+                t.set_headers_refresher(Some(Arc::new(move || {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    let t = weak.upgrade();
+                    Box::pin(async move {
+                        match (refresh_to, t) {
+                            (Some(to), Some(t)) => t
+                                .set_headers(&[("Authorization".into(), to.into())])
+                                .is_ok(),
+                            _ => false,
+                        }
+                    })
+                })));
+                (t, events, asked)
+            };
+            // Refreshed to a token the server takes: resumed, the answer arrives.
+            let (t, mut events, asked) = transport(Some("Bearer new"));
+            assert_eq!(
+                outcome(&t, &mut events, 1).await.unwrap(),
+                r#"{"resumed":true}"#
+            );
+            assert_eq!(asked.load(Ordering::SeqCst), 1);
+            assert_eq!(
+                std::mem::take(&mut *lock(&resumes)),
+                vec![Some("bearer old".to_owned()), Some("bearer new".to_owned())]
+            );
+            // Refreshed to one it refuses: fails with the status and body, asked once.
+            let (t, mut events, asked) = transport(Some("Bearer other"));
+            let error = outcome(&t, &mut events, 1).await.unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "HTTP 401 resuming MCP SSE stream: refused"
+            );
+            assert!(
+                matches!(error, Error::Io(_)),
+                "not an HTTP status: {error:?}"
+            );
+            assert_eq!(asked.load(Ordering::SeqCst), 1);
+            assert_eq!(std::mem::take(&mut *lock(&resumes)).len(), 2);
+            // No headers from the refresher: one resumption.
+            let (t, mut events, asked) = transport(None);
+            let error = outcome(&t, &mut events, 1).await.unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "HTTP 401 resuming MCP SSE stream: auth refresh failed"
+            );
+            assert_eq!(asked.load(Ordering::SeqCst), 1);
+            assert_eq!(std::mem::take(&mut *lock(&resumes)).len(), 1);
         })
         .await
         .unwrap();

@@ -108,14 +108,45 @@ impl Inner {
                 ))
                 .await;
                 let get = self.get(self.get_headers(Some(&last_id)).await?).await;
-                if let Ok(r) = get
-                    && (200..300).contains(&r.status())
-                {
-                    resp = r;
-                    break;
+                match get {
+                    Ok(r) if (200..300).contains(&r.status()) => {
+                        resp = r;
+                        break;
+                    }
+                    // The agent's rule (18.3.4): a refused resumption fails the request at once,
+                    // after one refresh of the headers on 401/403.
+                    Ok(r) if self.config.protocol_headers_win => {
+                        resp = self.resume_refused(r, &last_id).await?;
+                        break;
+                    }
+                    _ => {}
                 }
             }
         }
+    }
+
+    /// A resumption answered `refused` (not 2xx), under the agent's rule: on 401/403 the
+    /// owner's [`super::HeadersRefresher`] is asked once and the resumption made again with its
+    /// headers; otherwise (or if that is refused too) the request fails with `HTTP <status>
+    /// resuming MCP SSE stream: <body>` (`auth refresh failed` when the refresher gave none) —
+    /// an error that is not an HTTP status, so that nothing sends the accepted request again.
+    async fn resume_refused(&self, refused: Resp, last_id: &str) -> Result<Resp, Error> {
+        let status = refused.status();
+        let refresher = lock(&self.headers_refresher).clone();
+        let mut refused = refused;
+        if let (401 | 403, Some(refresh)) = (status, refresher) {
+            refused.finish();
+            if !refresh().await {
+                return Err(resume_error(status, "auth refresh failed"));
+            }
+            match self.get(self.get_headers(Some(last_id)).await?).await {
+                Ok(r) if (200..300).contains(&r.status()) => return Ok(r),
+                Ok(r) => refused = r,
+                Err(e) => return Err(Error::Io(format!("fetch failed: {e}"))),
+            }
+        }
+        let status = refused.status();
+        Err(resume_error(status, &refused.text().await))
     }
 
     /// Handles one SSE data payload (one or more JSON values): notifications (moving the
@@ -183,4 +214,9 @@ impl Inner {
             }
         }
     }
+}
+
+/// A refused SSE resumption, as the agent words it (18.3.4).
+fn resume_error(status: u16, detail: &str) -> Error {
+    Error::Io(format!("HTTP {status} resuming MCP SSE stream: {detail}"))
 }
