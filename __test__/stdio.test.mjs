@@ -50,14 +50,17 @@ describe('exports', () => {
       ),
     )
     // Every sub-path of SPEC 1 gives its values, and they are the profile root's very objects; the
-    // 12.7 profile and the package root differ exactly in the conflicts of SPEC 11.3 built so far
-    // (connect, the manager and the tool objects as the agent ships them today, and the loader).
+    // 12.7 profile and the package root differ exactly in the conflicts of SPEC 11.3 (the HTTP
+    // transport's rules, connect, the manager and the tool objects as the agent ships them today,
+    // the config writer, the loader and OAuth discovery).
     const { SUBPATHS } = await import('./fixture/exports-check.mjs')
     expect(out).toEqual({
       same: SUBPATHS,
       typesIsEmpty: true,
       esmMissing: {},
       differsFromRoot: [
+        'HttpTransport',
+        'createHttpTransport',
         'callMCP',
         'createTransport',
         'connectToServer',

@@ -1,10 +1,11 @@
 // Focused stdio benchmark: 64 requests in flight, mcp-native vs a raw JSONL client in plain Node
 // (the floor), one client per process so that each gets a clean heap and CPU accounting.
 //
-//   node bench/stdio-inflight.mjs native|client|raw [in-flight, default 64; 1 = sequential] [calls]
+//   node bench/stdio-inflight.mjs native|client|compat|raw [in-flight, default 64; 1 = sequential] [calls]
 //
 // native: the package's transport (`createStdioTransport` + `request`); client: the agent's call
-// path (`connectToServer` + `callTool`), what `npm run bench` measures; raw: the floor.
+// path (`connectToServer` + `callTool`), what `npm run bench` measures; compat: that path in the
+// 12.7 profile (no mapping of errors to 18.3.4's); raw: the floor.
 // (A profiling aid beside `npm run bench`, bench/run.mjs.) The fixture runs in its benchmark mode
 // (--batch-writes). Prints calls/s and the CPU time per call of this process and of the server. Alternate
 // the two several times: on two cores the fixture server shares the machine with the client.
@@ -69,10 +70,13 @@ if (process.argv[2] === 'raw') {
     })
   await measure('raw', call, child.pid)
   child.kill()
-} else if (process.argv[2] === 'client') {
-  const c = await connectToServer('bench', { command: process.execPath, args: [FIXTURE, '--batch-writes'] })
-  await measure('client', () => callTool(c, 'echo', { message: 'hi' }), c.transport.pid)
-  await disconnectServer(c)
+} else if (process.argv[2] === 'client' || process.argv[2] === 'compat') {
+  // client: the root (the agent as it ships today, its errors mapped to 18.3.4's); compat: the
+  // same call path in the 12.7 profile (the package's errors as they are).
+  const api = process.argv[2] === 'client' ? { callTool, connectToServer, disconnectServer } : await import('mcp-native/compat-12.7/client')
+  const c = await api.connectToServer('bench', { command: process.execPath, args: [FIXTURE, '--batch-writes'] })
+  await measure(process.argv[2], () => api.callTool(c, 'echo', { message: 'hi' }), c.transport.pid)
+  await api.disconnectServer(c)
 } else {
   const t = await createStdioTransport({ command: process.execPath, args: [FIXTURE, '--batch-writes'] })
   await measure('native', () => t.request('tools/call', { name: 'echo', arguments: { message: 'hi' } }), t.pid)

@@ -741,6 +741,10 @@ class MCPClient {
         face._connected = true
         this._wasConnected = true
         this._setSession(init)
+        // Rust tells the status right after; told here first, so that onStatus hears `connected`
+        // before a request that waited for the connection is sent (its answer may come on the
+        // JS stdout reader, ahead of the status's batch). The status event is then seen already.
+        if (this._state !== 'connected') this._onClientEvent([K.ClientStatus, 'connected', null])
         for (const w of [...this._waiters]) w.resolve(face)
         break
       }

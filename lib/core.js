@@ -697,6 +697,13 @@ class NativeTransport {
     this._native = /** @type {never} */ (null)
     /** @type {{ _onClientEvent(ev: any[]): void } | null} the client this is the face of, if any */
     this._client = null
+    /**
+     * What a request's failure becomes (the root's 18.3.4 errors: lib/root-errors.js), applied
+     * where the request is rejected: no promise more per request. `wasConnected`: whether the
+     * transport was connected when the request was made.
+     * @type {((error: unknown, method: string, wasConnected: boolean) => unknown) | undefined}
+     */
+    this._mapError = undefined
     /** @type {(batch: string) => boolean} `_native.sendRequests`, set by `_bindCalls` */
     this._sendRequests = () => {
       throw new Error('internal: a transport made without _bindCalls()')
@@ -773,7 +780,8 @@ class NativeTransport {
    * @returns {Promise<T>}
    */
   request(method, params, options) {
-    if (!this._connected) return Promise.reject(notConnected())
+    const map = this._mapError
+    if (!this._connected) return Promise.reject(map ? map(notConnected(), method, false) : notConnected())
     const signal = options?.signal
     if (signal?.aborted) return Promise.reject(signal.reason)
     const id = this._takeId()
@@ -793,7 +801,7 @@ class NativeTransport {
         deadline += `r${max === undefined || max === null ? '' : timeoutOf({ timeout: max })}`
       }
     } catch (e) {
-      return Promise.reject(e)
+      return Promise.reject(map ? map(e, method, true) : e)
     }
     // Requests made in the same tick go to Rust together: one call, one write.
     this._queue.push(id, deadline, methodText, body)
@@ -803,7 +811,13 @@ class NativeTransport {
       queueMicrotask(this._flush)
     }
     return new Promise((resolve, reject) => {
-      const entry = { resolve, reject, signal, queued: true, onProgress }
+      const entry = {
+        resolve,
+        reject: map ? (/** @type {unknown} */ e) => reject(map(e, method, true)) : reject,
+        signal,
+        queued: true,
+        onProgress,
+      }
       this._pending.set(id, entry)
       if (signal) this._watch(signal, id)
       this._hold()
@@ -1224,7 +1238,9 @@ class StdioTransport extends NativeTransport {
  * @param {unknown} err
  */
 function isAuthRefusal(err) {
-  const e = /** @type {{ code?: unknown, status?: unknown } | null | undefined} */ (err)
+  const outer = /** @type {{ code?: unknown, status?: unknown, cause?: unknown } | null | undefined} */ (err)
+  // At the root the package's error is the `cause` of 18.3.4's (lib/root-errors.js).
+  const e = /** @type {{ code?: unknown, status?: unknown } | null | undefined} */ (outer?.code === 'MCP_HTTP_ERROR' ? outer : outer?.cause)
   return e?.code === 'MCP_HTTP_ERROR' && (e.status === 401 || e.status === 403)
 }
 

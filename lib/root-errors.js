@@ -386,24 +386,30 @@ function mapTransportErrors(transport, config) {
   if (!transport || typeof transport !== 'object' || transport[MAPPED]) return
   Object.defineProperty(transport, MAPPED, { value: true })
   const kind = transportKindOf(config)
-  replace(
-    transport,
-    'request',
-    (request) =>
-      /**
-       * @this {any}
-       * @param {string} method
-       * @param {Record<string, unknown>} [params]
-       * @param {any} [options]
-       */
-      function (method, params, options) {
-        const wasConnected = this.connected !== false
-        return mapped(
-          () => request.call(this, method, params, options),
-          (error) => toAgentError(error, { kind, phase: 'request', method, wasConnected }),
-        )
-      },
-  )
+  if ('_mapError' in transport) {
+    // The package's transports map where they reject (lib/core.js): no promise more per request.
+    transport._mapError = (/** @type {unknown} */ error, /** @type {string} */ method, /** @type {boolean} */ wasConnected) =>
+      toAgentError(error, { kind, phase: 'request', method, wasConnected })
+  } else {
+    replace(
+      transport,
+      'request',
+      (request) =>
+        /**
+         * @this {any}
+         * @param {string} method
+         * @param {Record<string, unknown>} [params]
+         * @param {any} [options]
+         */
+        function (method, params, options) {
+          const wasConnected = this.connected !== false
+          return mapped(
+            () => request.call(this, method, params, options),
+            (error) => toAgentError(error, { kind, phase: 'request', method, wasConnected }),
+          )
+        },
+    )
+  }
   replace(
     transport,
     'notify',

@@ -16,9 +16,9 @@ export default async function (ctx: Ctx) {
     script,
     [
       'const [tree, file, prefix, count] = process.argv.slice(2)',
-      'const w = await import(`${tree}/src/mcp/config-writer.ts`)',
+      "const w = await import(tree + '/src/mcp/config-writer.ts')",
       'await Promise.all(Array.from({ length: Number(count) }, (_, i) =>',
-      "  w.updateMCPServer(file, `${prefix}${i}`, { command: 'node', args: [String(i)] })))",
+      "  w.updateMCPServer(file, prefix + i, { command: 'node', args: [String(i)] })))",
       "process.stdout.write('done')",
     ].join('\n'),
   )

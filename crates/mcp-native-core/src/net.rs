@@ -661,7 +661,9 @@ mod tests {
             let e = send(post("/see-other"), locked).await.unwrap_err();
             assert_eq!(
                 e,
-                "HTTP 303: server redirected a POST request; refusing to follow"
+                format!(
+                    "{REFUSED_REDIRECT}HTTP 303: server redirected a POST request; refusing to follow"
+                )
             );
             assert_eq!(seen.lock().unwrap().len() - before, 1);
             // A GET follows it.
@@ -681,7 +683,7 @@ mod tests {
             assert_eq!(
                 e,
                 format!(
-                    "Too many redirects (> 5) fetching {base}/loop?api_key=%5Bredacted%5D&page=2"
+                    "{REFUSED_REDIRECT}Too many redirects (> 5) fetching {base}/loop?api_key=%5Bredacted%5D&page=2"
                 )
             );
             assert_eq!(seen.lock().unwrap().len() - before, 6);
