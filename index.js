@@ -1,10 +1,10 @@
 'use strict'
 // mcp-native: the package root. Everything of the sub-paths, from the modules that implement them:
-// core.js (transports over the native addon; the root's HTTP rules in http-current.js), json-rpc.js, client.js, manager-current.js (the
+// core.js (transports over the native addon; at the root with the agent's rules and errors:
+// transports-current.js), json-rpc.js, client.js, manager-current.js (the
 // manager as the agent ships it today; the 12.7 one is mcp-native/compat-12.7's).
 
-const core = require('./lib/core.js')
-const httpCurrent = require('./lib/http-current.js')
+const transports = require('./lib/transports-current.js')
 const jsonRpc = require('./lib/json-rpc.js')
 const client = require('./lib/client-current.js')
 const manager = require('./lib/manager-current.js')
@@ -17,10 +17,10 @@ const oauthDiscovery = require('./lib/oauth-discovery.js')
 const oauthFlow = require('./lib/oauth-flow.js')
 const hooks = require('./lib/hooks.js')
 
-exports.StdioTransport = core.StdioTransport
-exports.createStdioTransport = core.createStdioTransport
-exports.HttpTransport = httpCurrent.HttpTransport
-exports.createHttpTransport = httpCurrent.createHttpTransport
+exports.StdioTransport = transports.StdioTransport
+exports.createStdioTransport = transports.createStdioTransport
+exports.HttpTransport = transports.HttpTransport
+exports.createHttpTransport = transports.createHttpTransport
 exports.callMCP = jsonRpc.callMCP
 exports.readMcpJsonRpcResponse = jsonRpc.readMcpJsonRpcResponse
 exports.redactUrlForLog = jsonRpc.redactUrlForLog

@@ -2,7 +2,8 @@
 // headers → one retry, never after an accepted SSE stream; and the root manager's wiring of it to
 // the agent's managed credentials (`prepareConfig` with `forceRefresh`). Against a small MCP server
 // on loopback that refuses every request without the token it currently accepts (Streamable HTTP,
-// and the legacy HTTP+SSE protocol on /sse). vitest (Node) and `bun test` (Bun).
+// and the legacy HTTP+SSE protocol on /sse). The root's transports fail with 18.3.4's errors, the
+// package's as `cause`. vitest (Node) and `bun test` (Bun).
 import { createServer } from 'node:http'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
@@ -169,11 +170,11 @@ describe('HttpTransport.onAuthError (18.3.4)', () => {
     async () => {
       const s = await refused(async () => ({ Authorization: 'Bearer still-wrong' }), { status: 403 })
       const err = await s.t.request('whoami').catch((e) => e)
-      expect(err).toMatchObject({ code: 'MCP_HTTP_ERROR', status: 403 })
+      expect(err).toMatchObject({ name: 'MCPTransportError', code: 403, status: 403, cause: { code: 'MCP_HTTP_ERROR' } })
       expect(s.calls).toBe(1)
       expect(seen.map(([, auth]) => auth)).toEqual(['Bearer old', 'Bearer still-wrong'])
       const note = await s.t.notify('notifications/initialized').catch((e) => e)
-      expect(note).toMatchObject({ code: 'MCP_HTTP_ERROR', status: 403 })
+      expect(note).toMatchObject({ name: 'MCPTransportError', code: 403, status: 403, cause: { code: 'MCP_HTTP_ERROR' } })
       expect(s.calls).toBe(2)
     },
     T,
@@ -199,7 +200,7 @@ describe('HttpTransport.onAuthError (18.3.4)', () => {
       for (const [name, hook] of Object.entries(hooks)) {
         const s = await refused(hook, { timeout: 300 })
         const err = await s.t.request('whoami').catch((e) => e)
-        expect(err, name).toMatchObject({ code: 'MCP_HTTP_ERROR', status: 401 })
+        expect(err, name).toMatchObject({ name: 'MCPTransportError', code: 401, status: 401, cause: { code: 'MCP_HTTP_ERROR' } })
         expect(err.message, name).toMatch(/^HTTP 401: token expired/)
         expect(s.calls, name).toBe(1)
         expect(seen.length, name).toBe(1)
@@ -223,7 +224,7 @@ describe('HttpTransport.onAuthError (18.3.4)', () => {
     async () => {
       const s = await refused(async () => ({ Authorization: 'Bearer new\r\nX-Injected: yes' }))
       const err = await s.t.request('whoami').catch((e) => e)
-      expect(err).toMatchObject({ code: 'MCP_HTTP_ERROR', status: 401 })
+      expect(err).toMatchObject({ name: 'MCPTransportError', code: 401, status: 401, cause: { code: 'MCP_HTTP_ERROR' } })
       expect(s.errors).toEqual(['Invalid config: header "Authorization" contains CR or LF'])
       expect(s.t.config.headers.Authorization).toBe('Bearer old')
       s.t.onAuthError = undefined
@@ -285,10 +286,9 @@ describe('HttpTransport.onAuthError (18.3.4)', () => {
       resumes = []
       const err = await s.t.request('sse-accept').catch((e) => e)
       expect(err.message).toBe('HTTP 401 resuming MCP SSE stream: resume refused')
-      // Not an HTTP status (nothing sends the accepted request again); the bare transport keeps
-      // the package's error kinds (the function API and the manager make it 18.3.4's
-      // SSEResumeError: parity scenario auth-sse-resume).
-      expect(err.code).toBe('MCP_IO_ERROR')
+      // 18.3.4's SSEResumeError, not an HTTP status (nothing sends the accepted request again).
+      expect(err.constructor.name).toBe('SSEResumeError')
+      expect(err.cause.code).toBe('MCP_IO_ERROR')
       expect(s.calls).toBe(1)
       expect(resumes).toEqual(['Bearer old', 'Bearer other'])
       expect(seen.map(([method]) => method)).toEqual(['sse-accept'])

@@ -50,8 +50,8 @@ describe('exports', () => {
       ),
     )
     // Every sub-path of SPEC 1 gives its values, and they are the profile root's very objects; the
-    // 12.7 profile and the package root differ exactly in the conflicts of SPEC 11.3 (the HTTP
-    // transport's rules, connect, the manager and the tool objects as the agent ships them today,
+    // 12.7 profile and the package root differ exactly in the conflicts of SPEC 11.3 (the
+    // transports' errors and the HTTP one's rules, connect, the manager and the tool objects as the agent ships them today,
     // the config writer, the loader and OAuth discovery).
     const { SUBPATHS } = await import('./fixture/exports-check.mjs')
     expect(out).toEqual({
@@ -59,6 +59,8 @@ describe('exports', () => {
       typesIsEmpty: true,
       esmMissing: {},
       differsFromRoot: [
+        'StdioTransport',
+        'createStdioTransport',
         'HttpTransport',
         'createHttpTransport',
         'callMCP',

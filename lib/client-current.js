@@ -12,7 +12,7 @@ const { hookLogger, projectDir } = require('./hooks.js')
 const path = require('node:path')
 const url = require('node:url')
 const { createSseTransport } = require('./sse.js')
-const { createHttpTransport } = require('./http-current.js')
+const { createHttpTransport, createStdioTransport } = require('./transports-current.js')
 const base = require('./client.js')
 const { resolveMCPTimeoutMs, describeMCPTimeout } = require('./timeout.js')
 const { toAgentError, mapTransportErrors, transportKindOf } = require('./root-errors.js')
@@ -58,13 +58,14 @@ class MCPConnectionTimeoutError extends Error {
 
 /**
  * 18.3.4 `createTransport`: a connected transport of the config's type; `type: "sse"` is the
- * legacy HTTP+SSE transport; an HTTP transport is the root's (the agent's rules).
+ * legacy HTTP+SSE transport; the others are the root's (the agent's rules and errors:
+ * lib/transports-current.js).
  * @param {MCPServerConfig} config
  */
 async function createTransport(config) {
   if (config?.type === 'sse') return createSseTransport(config)
-  // The root's HTTP transport (the agent's rules: lib/http-current.js).
   if (config?.type === 'http') return createHttpTransport(/** @type {any} */ (config))
+  if (config?.type === undefined || config?.type === 'stdio') return createStdioTransport(/** @type {any} */ (config))
   return base.createTransport(config)
 }
 

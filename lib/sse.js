@@ -5,6 +5,7 @@
 // lives in Rust with the Streamable HTTP transport (src/transport/http/legacy.rs); this is its face.
 
 const { HttpTransport } = require('./core.js')
+const { mapTransportErrors } = require('./root-errors.js')
 
 /** The legacy stream did not name its endpoint within the deadline (18.3.4's class, for `instanceof`). */
 class LegacySseConnectionTimeoutError extends Error {
@@ -20,6 +21,16 @@ class LegacySseConnectionTimeoutError extends Error {
  * (no Streamable HTTP POST is tried). `connect()` does no I/O, as every transport of the package.
  */
 class LegacySseTransport extends HttpTransport {
+  /**
+   * @param {import('../index.js').MCPSseServerConfig} config
+   * @param {any} [makeNative]
+   */
+  constructor(config, makeNative) {
+    super(config, makeNative)
+    // 18.3.4's errors, as the legacy transport words them (lib/root-errors.js).
+    mapTransportErrors(this, { ...config, type: 'sse' })
+  }
+
   /** @returns {import('../index.js').MCPSseServerConfig} */
   _transportConfig() {
     return /** @type {any} */ ({ ...this.config, type: 'sse', legacyOnly: true, protocolHeadersWin: true })

@@ -11,8 +11,8 @@ const client = require('../client.js')
 const configWriter = require('../config-writer.js')
 const od127 = require('./compat-12.7/oauth-discovery.js')
 
-exports.StdioTransport = root.StdioTransport
-exports.createStdioTransport = root.createStdioTransport
+exports.StdioTransport = core.StdioTransport
+exports.createStdioTransport = core.createStdioTransport
 exports.HttpTransport = core.HttpTransport
 exports.createHttpTransport = core.createHttpTransport
 exports.callMCP = require('../json-rpc.js').callMCP127

@@ -1,9 +1,8 @@
 'use strict'
 // mcp-native/transports: mirrors the reference module `transports/index.ts`.
-const root = require('../core.js')
-const http = require('../http-current.js')
+const root = require('../transports-current.js')
 
 exports.StdioTransport = root.StdioTransport
 exports.createStdioTransport = root.createStdioTransport
-exports.HttpTransport = http.HttpTransport
-exports.createHttpTransport = http.createHttpTransport
+exports.HttpTransport = root.HttpTransport
+exports.createHttpTransport = root.createHttpTransport
