@@ -293,10 +293,10 @@ impl NativeManager {
         manual: bool,
     ) -> Result<Object<'env>> {
         guard(env, || {
-            let manager = self.manager.clone();
-            promise(env, async move {
-                Ok(manager.reconnect(&name, manual).await.is_some())
-            })
+            // Begun here, not when the runtime first polls: `getConnectionStatus` right after
+            // `reconnectServer` reads `connecting` (18.3.4 marks the server at once).
+            let outcome = self.manager.begin_reconnect(&name, manual);
+            promise(env, async move { Ok(outcome.await.is_some()) })
         })
     }
 

@@ -325,9 +325,12 @@ async fn a_reconnect_climbs_the_ladder_then_fails_and_keeps_the_tools() {
     // A stdio server stops at the ladder.
     tokio::time::sleep(Duration::from_secs(600)).await;
     assert_eq!(retries(&s, t0).len(), 5);
-    // A manual reconnect brings it back.
+    // A manual reconnect brings it back; begun at the call: the server reads `connecting` before
+    // the outcome is awaited (18.3.4's reconnectServer marks it at once).
     s.refuse.store(false, Ordering::Relaxed);
-    let client = within(m.reconnect("s", true)).await;
+    let reconnecting = m.begin_reconnect("s", true);
+    assert_eq!(m.status("s"), ServerStatus::Connecting);
+    let client = within(reconnecting).await;
     assert!(client.is_some());
     assert_eq!(m.status("s"), ServerStatus::Connected);
     assert_eq!(host.events().last(), Some(&connected("s")));

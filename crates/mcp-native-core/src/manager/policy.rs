@@ -498,18 +498,31 @@ impl Manager {
     /// when it failed, the breaker is open, the name is unknown, or the manager has no
     /// reconnect policy.
     pub async fn reconnect(&self, name: &str, manual: bool) -> Option<Client> {
-        let mut rx = begin(
+        self.begin_reconnect(name, manual).await
+    }
+
+    /// [`Manager::reconnect`], begun now (the server is reconnecting when this returns, as 18.3.4's
+    /// `reconnectServer` marks it at once); the future tells the outcome.
+    pub fn begin_reconnect(
+        &self,
+        name: &str,
+        manual: bool,
+    ) -> impl std::future::Future<Output = Option<Client>> + Send + 'static {
+        let rx = begin(
             &self.inner,
             name,
             Ask {
                 manual,
                 ..Ask::default()
             },
-        )?;
-        let outcome = rx.wait_for(Option::is_some).await.ok()?.clone();
-        match outcome {
-            Some(Ok(())) => self.client(name),
-            _ => None,
+        );
+        let (manager, name) = (self.clone(), name.to_owned());
+        async move {
+            let outcome = rx?.wait_for(Option::is_some).await.ok()?.clone();
+            match outcome {
+                Some(Ok(())) => manager.client(&name),
+                _ => None,
+            }
         }
     }
 
