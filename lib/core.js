@@ -1533,15 +1533,22 @@ class HttpTransport extends NativeTransport {
 }
 
 /** @param {MCPStdioServerConfig} config */
-async function createStdioTransport(config) {
-  const transport = new StdioTransport(config)
-  await transport.connect()
-  return transport
+function createStdioTransport(config) {
+  return connected(new StdioTransport(config))
 }
 
 /** @param {MCPHttpConfig} config */
-async function createHttpTransport(config) {
-  const transport = new HttpTransport(config)
+function createHttpTransport(config) {
+  return connected(new HttpTransport(config))
+}
+
+/**
+ * `transport`, once connected (what every `create…Transport` returns).
+ * @template {{ connect(): Promise<void> }} T
+ * @param {T} transport
+ * @returns {Promise<T>}
+ */
+async function connected(transport) {
   await transport.connect()
   return transport
 }
@@ -1550,6 +1557,7 @@ exports.StdioTransport = StdioTransport
 exports.createStdioTransport = createStdioTransport
 exports.HttpTransport = HttpTransport
 exports.createHttpTransport = createHttpTransport
+exports.connected = connected
 // For client.js and manager.js (not re-exported by index.js).
 exports.makeError = makeError
 exports.notConnected = notConnected

@@ -277,10 +277,11 @@ class MCPManager {
         if (existing) existing._source = source
       }
       if (!this._tags.has(name) && !this._connections.has(name)) this._configs.set(name, config)
+      /** @type {[string, unknown] | [string, unknown, string[]]} */
+      const entry = [name, config ? this._connectConfig(config) : null]
       const problems = config && hooks.validate && !this._connections.has(name) ? hooks.validate(name, config) : undefined
-      entries.push(
-        problems ? [name, config ? this._connectConfig(config) : null, problems] : [name, config ? this._connectConfig(config) : null],
-      )
+      if (problems) entry.push(problems)
+      entries.push(entry)
     }
     /** @type {{ started: string[], connected: string[], errors: Array<[string, string]>, call: number }} */
     const start = JSON.parse(this._native.start(JSON.stringify(entries)))

@@ -4,7 +4,7 @@
 // event stream is opened first and names the endpoint that requests are POSTed to. The protocol
 // lives in Rust with the Streamable HTTP transport (src/transport/http/legacy.rs); this is its face.
 
-const { HttpTransport } = require('./core.js')
+const { HttpTransport, connected } = require('./core.js')
 const { mapTransportErrors } = require('./root-errors.js')
 
 /** The legacy stream did not name its endpoint within the deadline (18.3.4's class, for `instanceof`). */
@@ -41,10 +41,8 @@ class LegacySseTransport extends HttpTransport {
  * A connected legacy transport.
  * @param {import('../index.js').MCPSseServerConfig} config
  */
-async function createSseTransport(config) {
-  const transport = new LegacySseTransport(config)
-  await transport.connect()
-  return transport
+function createSseTransport(config) {
+  return connected(new LegacySseTransport(config))
 }
 
 module.exports = { LegacySseTransport, LegacySseConnectionTimeoutError, createSseTransport }

@@ -42,20 +42,16 @@ class HttpTransport extends core.HttpTransport {
  * A connected root stdio transport.
  * @param {import('../index.js').MCPStdioServerConfig} config
  */
-async function createStdioTransport(config) {
-  const transport = new StdioTransport(config)
-  await transport.connect()
-  return transport
+function createStdioTransport(config) {
+  return core.connected(new StdioTransport(config))
 }
 
 /**
  * A connected root HTTP transport.
  * @param {import('../index.js').MCPHttpServerConfig | import('../index.js').MCPSseServerConfig} config
  */
-async function createHttpTransport(config) {
-  const transport = new HttpTransport(config)
-  await transport.connect()
-  return transport
+function createHttpTransport(config) {
+  return core.connected(new HttpTransport(config))
 }
 
 module.exports = { StdioTransport, createStdioTransport, HttpTransport, createHttpTransport }

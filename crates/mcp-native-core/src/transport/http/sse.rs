@@ -142,7 +142,7 @@ impl Inner {
             match self.get(self.get_headers(Some(last_id)).await?).await {
                 Ok(r) if (200..300).contains(&r.status()) => return Ok(r),
                 Ok(r) => refused = r,
-                Err(e) => return Err(Error::Io(format!("fetch failed: {e}"))),
+                Err(e) => return Err(super::post::fetch_failed(e)),
             }
         }
         let status = refused.status();
